@@ -1,0 +1,40 @@
+# Cardinal — build, test and run against a private PostgreSQL cluster in .data/ (see scripts/db.sh).
+# Every target is idempotent and works from a fresh clone, as root or as a normal user.
+
+SWIFT        ?= swift
+SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+CONFIG       ?= debug
+DB_URL       := $(shell scripts/db.sh url)
+ADMIN_DB_URL := $(shell scripts/db.sh admin-url)
+BIN_DIR       = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
+
+.PHONY: all deps db db-stop build migrate test run bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+db: deps
+	@scripts/db.sh start
+
+db-stop:
+	@scripts/db.sh stop
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS)
+
+migrate: build db
+	@"$(BIN_DIR)/cardinal" migrate --database-url "$(DB_URL)"
+
+# Unit, integration and end-to-end tests. Integration and end-to-end tests read the private cluster's
+# address from CARDINAL_TEST_DATABASE_URL and the built binaries from CARDINAL_BIN_DIR.
+test: build db
+	CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \
+		$(SWIFT) test -c $(CONFIG) $(SWIFT_FLAGS)
+
+run: build db migrate
+	@CARDINAL_DATABASE_URL="$(DB_URL)" BIN_DIR="$(BIN_DIR)" scripts/run-demo.sh
+
+clean: db-stop
+	rm -rf .build .data

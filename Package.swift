@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+// Cardinal: engagement analytics for in-app messaging.
+//
+// Dependencies point down only:
+//   cardinald, cardinal  →  CardinalIngest, CardinalReports  →  CardinalStore  →  CardinalCore
+//   CardinalIngest → MicroHTTP (libmicrohttpd), Gzip (zlib); CardinalStore → PostgresClient (libpq)
+// The three adapters are the only modules that import a C library.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Cardinal",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "cardinald", targets: ["cardinald"]),
+        .executable(name: "cardinal", targets: ["cardinal"]),
+    ],
+    targets: [
+        // C libraries from Debian, found through pkg-config.
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // Thin, safe adapters: the only code that touches C pointers.
+        .target(name: "PostgresClient", dependencies: ["CPostgreSQL"], swiftSettings: strictSettings),
+        .target(name: "MicroHTTP", dependencies: ["CMicroHTTPD"], swiftSettings: strictSettings),
+        .target(name: "Gzip", dependencies: ["CZlib"], swiftSettings: strictSettings),
+
+        // Cardinal itself.
+        .target(name: "CardinalCore", swiftSettings: strictSettings),
+        .target(name: "CardinalStore", dependencies: ["CardinalCore", "PostgresClient"], swiftSettings: strictSettings),
+        .target(name: "CardinalReports", dependencies: ["CardinalCore", "CardinalStore"], swiftSettings: strictSettings),
+        .target(name: "CardinalIngest", dependencies: ["CardinalCore", "CardinalStore", "MicroHTTP", "Gzip"],
+                swiftSettings: strictSettings),
+        .target(name: "ArgumentKit", swiftSettings: strictSettings),
+        .executableTarget(name: "cardinald", dependencies: ["CardinalIngest", "CardinalStore", "CardinalCore", "ArgumentKit"],
+                          swiftSettings: strictSettings),
+        .executableTarget(name: "cardinal", dependencies: ["CardinalReports", "CardinalStore", "CardinalCore", "ArgumentKit"],
+                          swiftSettings: strictSettings),
+
+        // Unit tests: pure logic, no database, no network beyond loopback.
+        .testTarget(name: "CardinalCoreTests", dependencies: ["CardinalCore"], swiftSettings: strictSettings),
+        .testTarget(name: "CardinalReportsTests", dependencies: ["CardinalReports"], swiftSettings: strictSettings),
+        .testTarget(name: "CardinalIngestTests", dependencies: ["CardinalIngest"], swiftSettings: strictSettings),
+        .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strictSettings),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: strictSettings),
+        .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"], swiftSettings: strictSettings),
+
+        // Integration tests: need the private PostgreSQL (`make db`), CARDINAL_TEST_DATABASE_URL.
+        .testTarget(name: "PostgresClientIntegrationTests", dependencies: ["PostgresClient"], swiftSettings: strictSettings),
+        .testTarget(name: "CardinalStoreIntegrationTests", dependencies: ["CardinalStore", "PostgresClient"],
+                    swiftSettings: strictSettings),
+
+        // End-to-end tests: the built `cardinald` and `cardinal` binaries against the private PostgreSQL.
+        .testTarget(name: "EndToEndTests", dependencies: ["PostgresClient"], swiftSettings: strictSettings),
+    ]
+)

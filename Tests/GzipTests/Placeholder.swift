@@ -1,0 +1,1 @@
+// Placeholder until the tests land; delete when adding real tests.

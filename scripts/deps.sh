@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Cardinal needs to build, test and run, if any is missing.
+# As root it installs them; as anyone else it prints the exact apt-get line and fails.
+set -euo pipefail
+
+packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresql-contrib curl ca-certificates)
+if [[ "${CARDINAL_DEPS_BENCH:-0}" == 1 ]]; then
+    packages+=(wrk)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]} > 0)); then
+    if [[ $(id -u) -eq 0 ]]; then
+        echo "deps: installing ${missing[*]}" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "deps: missing Debian packages. Install them with:" >&2
+        echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "deps: the Swift toolchain (6.0 or later) is not on PATH; install it from swift.org and retry." >&2
+    exit 1
+fi
