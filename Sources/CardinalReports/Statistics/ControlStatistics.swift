@@ -1,0 +1,52 @@
+/// The statistics of the control-group report: each variant of a campaign against its control arm.
+///
+/// The set follows what GrowthBook, Eppo, Statsig and Optimizely report (see DOMAIN.md): a frequentist test
+/// (pooled z), intervals for the absolute difference (Newcombe) and the relative lift (Katz), Braze's
+/// "confidence" Φ(z), the Bayesian chance to beat control, and Holm's correction because a campaign compares
+/// up to eight variants against the same control. Reference values from scipy and statsmodels are matched to
+/// 1e−6 by the tests.
+public enum ControlStatistics {
+    /// The two-sided 95% normal quantile Φ⁻¹(0.975) ≈ 1.959964 that every interval here uses.
+    public static let z95 = Distributions.normalQuantile(0.975)
+
+    /// Compares one variant with control.
+    ///
+    /// - Parameters:
+    ///   - variant: Matured users and converters of the variant.
+    ///   - control: Matured users and converters of control.
+    /// - Returns: The comparison, with ``VariantComparison/pValueHolm`` left `nil` because the adjustment needs
+    ///   the other variants (see ``compareAll(variants:control:)``). Fields that are undefined for these counts
+    ///   are `nil`, as documented on ``VariantComparison``.
+    public static func compare(variant: ArmCounts, control: ArmCounts) -> VariantComparison {
+        guard let variantRate = variant.rate, let controlRate = control.rate else { return VariantComparison() }
+        let difference = variantRate - controlRate
+        let z = TwoProportionZTest.zScore(variant: variant, control: control)
+        return VariantComparison(
+            difference: difference,
+            differenceCI95: NewcombeInterval.difference(variant: variant, control: control, z: z95),
+            relativeLift: controlRate > 0 ? difference / controlRate : nil,
+            relativeLiftCI95: KatzInterval.relativeLift(variant: variant, control: control, z: z95),
+            z: z,
+            pValue: z.map { TwoProportionZTest.twoSidedPValue(z: $0) },
+            pValueHolm: nil,
+            confidence: z.map { Distributions.normalCDF($0) },
+            chanceToBeatControl: ChanceToBeatControl.probability(variant: variant, control: control)
+        )
+    }
+
+    /// Compares every variant with control and adjusts their p-values together by Holm's method.
+    ///
+    /// - Parameters:
+    ///   - variants: The variants, in the order the report lists them.
+    ///   - control: The control arm they are all compared with.
+    /// - Returns: One comparison per variant, in the same order, with ``VariantComparison/pValueHolm`` filled
+    ///   in wherever ``VariantComparison/pValue`` is defined.
+    public static func compareAll(variants: [ArmCounts], control: ArmCounts) -> [VariantComparison] {
+        var comparisons = variants.map { compare(variant: $0, control: control) }
+        let adjusted = holm(comparisons.map(\.pValue))
+        for index in comparisons.indices {
+            comparisons[index].pValueHolm = adjusted[index]
+        }
+        return comparisons
+    }
+}
