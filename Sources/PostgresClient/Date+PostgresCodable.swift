@@ -3,7 +3,9 @@ public import Foundation
 extension Date: PostgresEncodable, PostgresDecodable {
     /// The instant as ISO 8601 in UTC with microseconds, `2026-11-30T12:34:56.123456+00`, for `timestamptz`.
     ///
-    /// The value is rounded to whole microseconds, PostgreSQL's resolution.
+    /// The value is rounded to whole microseconds, PostgreSQL's resolution. A Date (a Double of seconds since
+    /// 2001) holds every microsecond exactly only within about 285 years of 2001; further out both directions
+    /// round to the nearest value a Date can hold.
     public var postgresText: String {
         TimestampText.format(microsecondsSince1970: TimestampText.microsecondsSince1970(of: self))
     }

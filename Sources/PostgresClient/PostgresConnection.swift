@@ -21,7 +21,8 @@ public final class PostgresConnection {
     /// - Parameter connectionString: a libpq connection string, as a URI
     ///   (`postgresql://user@host:5432/database?application_name=cardinald`) or as `key=value` pairs; see
     ///   [Connection Strings](https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNSTRING).
-    ///   Any `client_encoding` in it is replaced by UTF8.
+    ///   Any `client_encoding` in it is replaced by UTF8. Without `connect_timeout` an unresponsive host can
+    ///   block for as long as the operating system's TCP timeout.
     /// - Throws: ``PostgresError`` with code `.connectionFailed` and a message saying what failed: server
     ///   unreachable, authentication failed, database does not exist, invalid connection string, … The
     ///   password never appears in the message.
@@ -39,6 +40,8 @@ public final class PostgresConnection {
             throw PostgresError(code: .connectionFailed, message: "cannot connect to PostgreSQL: libpq is out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
+            // OWNERSHIP: even a failed attempt allocates a PGconn; it was never handed to `self`, so it is
+            // finished here, after its error message has been copied.
             let libpqMessage = String(cString: PQerrorMessage(connection))
             PQfinish(connection)
             throw ConnectionFailure.error(libpqMessage: libpqMessage, connectionString: connectionString)

@@ -8,7 +8,8 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public enum Code: Sendable, Equatable {
         /// Connecting failed, the connection dropped while in use, or the pool is shut down.
         case connectionFailed
-        /// The server rejected a statement; see ``PostgresError/sqlState``.
+        /// The server rejected a statement, or would have (a parameter containing a NUL character is refused
+        /// before sending, with the SQLSTATE the server uses for it); see ``PostgresError/sqlState``.
         case server
         /// A value could not be decoded into the requested Swift type.
         case decoding

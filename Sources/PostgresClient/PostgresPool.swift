@@ -38,7 +38,7 @@ public final class PostgresPool: Sendable {
     /// otherwise waiting for one to come back.
     ///
     /// Afterwards the connection returns to the pool, unless it is broken or `body` threw a connection problem;
-    /// a transaction `body` left open is rolled back.
+    /// a transaction `body` left open is rolled back, and a notice handler `body` set is replaced by the pool's.
     /// - Parameter body: the work; it must not keep the connection.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws; ``PostgresError`` with `.poolTimeout` when no connection became free in
@@ -49,10 +49,10 @@ public final class PostgresPool: Sendable {
         do {
             value = try body(pooled.connection)
         } catch {
-            release(pooled, reusable: Self.prepareForReuse(pooled.connection, after: error))
+            release(pooled, reusable: prepareForReuse(pooled.connection, after: error))
             throw error
         }
-        release(pooled, reusable: Self.prepareForReuse(pooled.connection, after: nil))
+        release(pooled, reusable: prepareForReuse(pooled.connection, after: nil))
         return value
     }
 
@@ -131,10 +131,11 @@ public final class PostgresPool: Sendable {
     }
 
     /// Whether `connection` can go back to the pool after `body` finished, rolling back a transaction it
-    /// left open.
-    private static func prepareForReuse(_ connection: PostgresConnection, after error: (any Error)?) -> Bool {
+    /// left open and restoring the pool's notice handler.
+    private func prepareForReuse(_ connection: PostgresConnection, after error: (any Error)?) -> Bool {
         if let error = error as? PostgresError, error.isConnectionProblem { return false }
         guard connection.isConnected else { return false }
+        connection.noticeHandler = noticeHandler
         switch connection.transactionStatus {
         case .idle:
             return true
