@@ -1,0 +1,56 @@
+/// The top-level fields of an ingest event, in the order of the API's field table.
+///
+/// Public so that documentation and other modules can list the contract from one place; the raw value is
+/// the wire name.
+public enum EventField: String, Sendable, CaseIterable {
+    /// `id`: the idempotency key.
+    case id
+    /// `type`: see ``EventType``.
+    case type
+    /// `channel`: see ``Channel``.
+    case channel
+    /// `time`: RFC 3339 or epoch milliseconds.
+    case time
+    /// `user_id`.
+    case userID = "user_id"
+    /// `device_id`.
+    case deviceID = "device_id"
+    /// `session_id`.
+    case sessionID = "session_id"
+    /// `campaign_id`.
+    case campaignID = "campaign_id"
+    /// `canvas_id`.
+    case canvasID = "canvas_id"
+    /// `canvas_step_id`.
+    case canvasStepID = "canvas_step_id"
+    /// `variant_id`.
+    case variantID = "variant_id"
+    /// `control`.
+    case control
+    /// `message_id`.
+    case messageID = "message_id"
+    /// `placement_id`.
+    case placementID = "placement_id"
+    /// `button_id`.
+    case buttonID = "button_id"
+    /// `url`.
+    case url
+    /// `platform`: see ``Platform``.
+    case platform
+    /// `sdk_version`.
+    case sdkVersion = "sdk_version"
+    /// `app_version`.
+    case appVersion = "app_version"
+    /// `os_version`.
+    case osVersion = "os_version"
+    /// `test`.
+    case test
+    /// `name`: the conversion name.
+    case name
+    /// `value`: the conversion value.
+    case value
+    /// `currency`: the conversion currency.
+    case currency
+    /// `properties`: a free-form JSON object.
+    case properties
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// The rules that tie several fields or the event type together.
+extension EventValidator {
+    /// `campaign_id`, or `canvas_id` with `canvas_step_id`: exactly one source, required unless the event
+    /// is a conversion (which may carry one to attribute itself, or none).
+    func messageSource(_ fields: RawEventFields, type: EventType) throws(ValidationFailure) -> MessageSource? {
+        let campaignID = try fields.string(.campaignID, maxLength: Limits.identifierMaxLength)
+        let canvasID = try fields.string(.canvasID, maxLength: Limits.identifierMaxLength)
+        let canvasStepID = try fields.string(.canvasStepID, maxLength: Limits.identifierMaxLength)
+        switch (campaignID, canvasID, canvasStepID) {
+        case (let campaignID?, nil, nil):
+            return .campaign(campaignID)
+        case (nil, let canvasID?, let canvasStepID?):
+            return .canvas(id: canvasID, stepID: canvasStepID)
+        case (_?, _, _):
+            let other = canvasID != nil ? "canvas_id" : "canvas_step_id"
+            throw ValidationFailure(
+                code: .conflictingSource,
+                message: "both \"campaign_id\" and \"\(other)\" are given; "
+                    + "an event comes from a campaign or from a canvas step, not both")
+        case (nil, _?, nil):
+            throw .missing(.canvasStepID, " with \"canvas_id\"")
+        case (nil, nil, _?):
+            throw .missing(.canvasID, " with \"canvas_step_id\"")
+        case (nil, nil, nil):
+            guard type == .conversion else {
+                throw ValidationFailure(
+                    code: .missingField,
+                    message: "one of \"campaign_id\" or \"canvas_id\" with \"canvas_step_id\" is required "
+                        + "for \(ValidationFailure.article(type))")
+            }
+            return nil
+        }
+    }
+
+    /// `control`: true only on a send (enrolment) or an impression (the moment the control user would have
+    /// seen the message). A control click or dismissal is an integration bug worth its own code.
+    func controlFlag(_ fields: RawEventFields, type: EventType) throws(ValidationFailure) -> Bool {
+        guard try fields.bool(.control) == true else { return false }
+        switch type {
+        case .send, .impression:
+            return true
+        case .click, .dismissal:
+            throw ValidationFailure(
+                code: .controlInteraction,
+                message: "field \"control\" is true on \(ValidationFailure.article(type)); control users are never "
+                    + "shown the message, so they cannot click or dismiss it")
+        case .conversion:
+            throw .notAllowed(.control, on: type, "control is set on the send and impression events of a campaign")
+        }
+    }
+
+    /// `name`, `value`, `currency`: only on a conversion, where `name` is required.
+    func readConversion(_ fields: RawEventFields, type: EventType, into event: inout Event) throws(ValidationFailure) {
+        guard type == .conversion else {
+            for field in [EventField.name, .value, .currency] where fields.present(field) != nil {
+                throw .notAllowed(field, on: type, "it belongs to conversions")
+            }
+            return
+        }
+        let name = try fields.requiredString(.name, maxLength: Limits.conversionNameMaxLength, context: " for a conversion")
+        if name.hasPrefix("$") {
+            throw ValidationFailure(
+                code: .invalidValue,
+                message: "field \"name\" is \(ValidationFailure.quoted(name)); a leading \"$\" is reserved for built-in events")
+        }
+        event.conversionName = name
+        event.value = try conversionValue(fields)
+        if let currency = try fields.string(.currency, maxLength: Limits.identifierMaxLength) {
+            guard currency.utf8.count == Limits.currencyCodeLength,
+                  currency.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+            else {
+                throw ValidationFailure(
+                    code: .invalidValue,
+                    message: "field \"currency\" is \(ValidationFailure.quoted(currency)); "
+                        + "expected an ISO 4217 code of three upper-case letters, such as \"USD\"")
+            }
+            event.currency = currency
+        }
+    }
+
+    /// `value`: a JSON number or a decimal string, read exactly.
+    private func conversionValue(_ fields: RawEventFields) throws(ValidationFailure) -> Decimal? {
+        let text: String
+        let shown: String
+        switch fields.present(.value) {
+        case nil: return nil
+        case .number(let number)?: (text, shown) = (number, number)
+        case .string(let string)?: (text, shown) = (string, ValidationFailure.quoted(string))
+        case let other?: throw .wrongType(.value, expected: "a number or a decimal string", got: other)
+        }
+        switch DecimalParser.parse(text) {
+        case .success(let decimal):
+            return decimal
+        case .failure(.syntax):
+            throw ValidationFailure(
+                code: .invalidValue,
+                message: "field \"value\" is \(shown); expected a decimal number such as 19.99")
+        case .failure(.tooManyDigits(let count)):
+            throw ValidationFailure(
+                code: .invalidValue,
+                message: "field \"value\" has \(count) significant digits; the limit is \(Limits.valueMaxSignificantDigits)")
+        case .failure(.outOfRange):
+            throw ValidationFailure(
+                code: .invalidValue,
+                message: "field \"value\" is \(shown), too large or too small to store exactly")
+        }
+    }
+}

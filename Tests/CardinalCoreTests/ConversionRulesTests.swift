@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import CardinalCore
+
+@Suite struct ConversionRulesTests {
+    @Test("A conversion carries its name, exact value and currency")
+    func conversionFields() throws {
+        let event = try #require(Fixture.accepted(.of(.conversion).with("value", "19.99").with("currency", #""EUR""#)))
+        #expect(event.type == .conversion)
+        #expect(event.channel == nil)
+        #expect(event.conversionName == "purchase")
+        #expect(event.value == Decimal(sign: .plus, exponent: -2, significand: 1999))
+        #expect(event.valueText == "19.99")
+        #expect(event.currency == "EUR")
+    }
+
+    @Test("A value is exact whether sent as a number or a decimal string",
+          arguments: [("19.99", "19.99"), (#""19.99""#, "19.99"), ("0.1", "0.1"), ("-5", "-5"), ("1.5e2", "150"),
+                      ("19.90", "19.9"), ("-0", "0"), ("0.000001", "0.000001"), ("1E-3", "0.001"),
+                      ("12345678901234567890.123456789012345678", "12345678901234567890.123456789012345678"),
+                      (#""99999999999999999999999999999999999999""#, "99999999999999999999999999999999999999")])
+    func exactValues(json: String, text: String) throws {
+        let event = try #require(Fixture.accepted(.of(.conversion).with("value", json)))
+        #expect(event.valueText == text)
+        #expect(event.value == Decimal(string: text))
+    }
+
+    @Test("A value Decimal cannot hold exactly, or that is not a decimal, is invalid_value",
+          arguments: ["1e200", "1e-200", #""123456789012345678901234567890123456789""#, #""abc""#, #""1,5""#,
+                      #""+5""#, #""05""#, #"" 5""#, #""1.""#, #""NaN""#])
+    func invalidValues(json: String) throws {
+        #expect(Fixture.rejected(.of(.conversion).with("value", json))?.code == .invalidValue)
+    }
+
+    @Test("A value that is neither number nor string is invalid_type")
+    func valueOfWrongType() {
+        #expect(Fixture.rejected(.of(.conversion).with("value", "true"))?.code == .invalidType)
+    }
+
+    @Test("A conversion without a name is missing_field", arguments: [nil, "null", #""""#])
+    func nameRequired(json: String?) throws {
+        let conversion = EventJSON.of(.conversion)
+        let event = json.map { conversion.with("name", $0) } ?? conversion.without("name")
+        let rejection = try #require(Fixture.rejected(event))
+        #expect(rejection.code == .missingField)
+        #expect(rejection.message.contains("\"name\""))
+    }
+
+    @Test("A conversion name with a leading $ is invalid_value")
+    func dollarName() throws {
+        let rejection = try #require(Fixture.rejected(.of(.conversion).with("name", #""$purchase""#)))
+        #expect(rejection.code == .invalidValue)
+        #expect(Fixture.accepted(.of(.conversion).with("name", #""pay$""#))?.conversionName == "pay$")
+    }
+
+    @Test("A conversion name is accepted at 255 characters and too_long at 256")
+    func nameLength() {
+        #expect(Fixture.accepted(.of(.conversion).with("name", Fixture.quoted(String(repeating: "n", count: 255)))) != nil)
+        #expect(Fixture.rejected(.of(.conversion).with("name", Fixture.quoted(String(repeating: "n", count: 256))))?.code
+            == .tooLong)
+    }
+
+    @Test("A currency must be three upper-case letters", arguments: [#""usd""#, #""US""#, #""USDX""#, #""U5D""#])
+    func invalidCurrency(json: String) {
+        #expect(Fixture.rejected(.of(.conversion).with("currency", json))?.code == .invalidValue)
+    }
+
+    @Test("A channel on a conversion is not_allowed")
+    func channelOnConversion() throws {
+        let rejection = try #require(Fixture.rejected(.of(.conversion).with("channel", #""push""#)))
+        #expect(rejection.code == .notAllowed)
+        #expect(rejection.message.hasPrefix(#"field "channel" is not allowed on a conversion"#))
+    }
+
+    @Test("name, value and currency are not_allowed on any other type",
+          arguments: [EventType.send, .impression, .click, .dismissal], [("name", #""x""#), ("value", "1"), ("currency", #""USD""#)])
+    func conversionFieldsElsewhere(type: EventType, field: (name: String, json: String)) throws {
+        let rejection = try #require(Fixture.rejected(.of(type).with(field.name, field.json)))
+        #expect(rejection.code == .notAllowed)
+        #expect(rejection.message.hasPrefix("field \"\(field.name)\" is not allowed on"))
+    }
+}
