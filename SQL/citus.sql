@@ -1,0 +1,93 @@
+-- citus.sql — distributing Cardinal's schema v1 (migrations 0001–0008) with Citus.
+--
+-- NOT applied by `cardinal migrate`: it is the scale-out plan of DESIGN.md, written as a script an operator
+-- runs once, with psql as a superuser, on the Citus coordinator, after the migrations and while every
+-- cardinald is stopped:
+--
+--     psql -v ON_ERROR_STOP=1 -f SQL/citus.sql "$CARDINAL_DATABASE_URL"
+--
+-- Not verified here: Citus is not packaged for the development machine. The statements follow the Citus
+-- documentation for partitioned tables, reference tables and Citus-local tables (Citus 11 or later on
+-- PostgreSQL 15); rehearse on a copy first.
+--
+-- THE TRADE-OFF. Events are distributed by user_key (the report identity), so that every report that
+-- counts or joins per user — unique impressions (count distinct user_key), first impression per user and
+-- campaign, the conversion join on (app_id, user_key, …) — runs shard-local and in parallel, and
+-- count(distinct user_key) is pushed down exactly instead of being merged on the coordinator. Distributing
+-- by app_id instead would keep the v1 primary key, but puts a whole app on one shard: the biggest app, the
+-- one that needs scale-out, would get none, and per-user work would not parallelize within an app.
+--
+-- Citus requires the distribution column in every unique key of a distributed table, so the idempotency
+-- key grows from (app_id, time, id) to (app_id, time, id, user_key). A retry is the same event from the same
+-- user, so every retry is still caught; what is lost is only that an id reused for a DIFFERENT user of the
+-- same app at the same time (a client bug) is stored twice instead of being reported as a duplicate.
+-- v1 keeps the narrower key on a single server on purpose: it is the exact idempotency rule of the API,
+-- its index is smaller (no text column in every entry of the largest index), and distributing the table
+-- rewrites and re-indexes every row anyway, so widening the key at that moment costs nothing extra.
+--
+-- WHAT ELSE CHANGES for the software:
+--   * cardinald must send user_key itself (the same rule: coalesce(user_id, 'device:' || device_id)),
+--     because Citus routes each row by its distribution value on the coordinator, before the shard would
+--     compute a generated column. A CHECK constraint keeps the rule enforced.
+--   * ON CONFLICT DO NOTHING without a target keeps working; a writer that names the conflict target must
+--     name (app_id, time, id, user_key), and cardinal_ingest then needs SELECT on user_key as well.
+--   * Report SQL must join events to events on user_key (it already does: user_key is the identity) so
+--     joins stay co-located.
+
+\set ON_ERROR_STOP 1
+
+create extension if not exists citus;
+
+begin;
+
+-- 1. user_key becomes a plain column that the writer fills. DROP EXPRESSION keeps the stored values.
+alter table cardinal.events alter column user_key drop expression;
+alter table cardinal.events alter column user_key set not null;
+alter table cardinal.events
+    add constraint events_user_key_rule check (user_key = coalesce(user_id, 'device:' || device_id));
+comment on column cardinal.events.user_key is
+    'Identity the reports count by: user_id when known, else ''device:'' || device_id. Sent by cardinald '
+    '(checked by events_user_key_rule); the Citus distribution column.';
+
+grant select (user_key) on cardinal.events to cardinal_ingest;
+
+-- 2. The primary key gains the distribution column.
+alter table cardinal.events drop constraint events_pkey;
+alter table cardinal.events add constraint events_pkey primary key (app_id, time, id, user_key);
+comment on index cardinal.events_pkey is
+    'Idempotency key (ON CONFLICT DO NOTHING), widened by the distribution column user_key for Citus.';
+
+commit;
+
+-- 3. Functions used by CHECK constraints and triggers must exist on the workers before the tables that
+--    use them are placed there.
+select create_distributed_function('cardinal.is_valid_time_zone(text)');
+select create_distributed_function('cardinal.touch_updated_at()');
+
+-- 4. The small configuration tables become reference tables: a copy on every worker, so that joins with
+--    events stay local. Foreign keys between reference tables are allowed. Referenced tables first.
+select create_reference_table('cardinal.apps');
+select create_reference_table('cardinal.ingest_keys');
+select create_reference_table('cardinal.settings');
+select create_reference_table('cardinal.campaign_settings');
+
+-- 5. Events: the partitioned table and all its partitions are distributed together. 32 shards leave room
+--    to add workers and rebalance without resharding.
+select create_distributed_table('cardinal.events', 'user_key', shard_count := 32);
+
+-- 6. Rejected events stay on the coordinator: few rows, read by app and time by humans, and distributing
+--    would need app_id in their primary key. A Citus-local table can still be joined with reference tables.
+select citus_add_local_table_to_metadata('cardinal.rejected_events');
+
+-- 7. Partition maintenance needs no change: cardinal.ensure_event_partitions creates a plain table and
+--    ATTACHes it, and Citus distributes a table attached to a distributed partitioned table;
+--    drop_expired_event_partitions' DROP TABLE is propagated to the shards. Citus' own helpers are the
+--    fallback if that ever fails (different partition names, e.g. events_p2027_01):
+--        select create_time_partitions('cardinal.events', interval '1 month', now() + interval '2 months');
+--        call drop_old_time_partitions('cardinal.events', now() - interval '400 days');
+
+-- 8. Check: every table is known to Citus with the expected kind.
+select logicalrelid, partmethod, colocationid
+from pg_dist_partition
+where logicalrelid::text like 'cardinal.%'
+order by logicalrelid::text;
