@@ -34,7 +34,7 @@ struct RawEventFields {
     static func sort(_ object: JSONObject) -> Result<RawEventFields, SortFailure> {
         var fields = RawEventFields()
         for member in object.members {
-            guard let field = EventField(rawValue: member.key) else { return .failure(.unknown(member.key)) }
+            guard let field = EventField(wireName: member.key) else { return .failure(.unknown(member.key)) }
             guard fields[field] == nil else { return .failure(.duplicate(field)) }
             fields[field] = member.value
         }

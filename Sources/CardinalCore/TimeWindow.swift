@@ -62,6 +62,7 @@ struct TimeWindow {
     }
 
     private func check(_ micros: Int64, shown: String, isNumber: Bool) throws(ValidationFailure) {
+        guard micros > latest || micros < earliest else { return }
         let received = RFC3339.string(microseconds: now)
         let understood = isNumber ? " (\(RFC3339.string(microseconds: micros)))" : ""
         if micros > latest {
@@ -70,15 +71,14 @@ struct TimeWindow {
                 message: "field \"time\" is \(shown)\(understood), more than \(Self.describe(maxFutureSkew)) after "
                     + "the request was received at \(received)")
         }
-        if micros < earliest {
-            var message = "field \"time\" is \(shown)\(understood), more than the retention window of \(retentionDays) "
-                + "days before the request was received at \(received)"
-            let asSeconds = micros.multipliedReportingOverflow(by: 1000)
-            if isNumber, !asSeconds.overflow, (earliest...latest).contains(asSeconds.partialValue) {
-                message += "; it looks like epoch seconds, but a numeric time is epoch milliseconds"
-            }
-            throw ValidationFailure(code: .timeTooOld, message: message)
+        // Not after the window, so before it.
+        var message = "field \"time\" is \(shown)\(understood), more than the retention window of \(retentionDays) "
+            + "days before the request was received at \(received)"
+        let asSeconds = micros.multipliedReportingOverflow(by: 1000)
+        if isNumber, !asSeconds.overflow, (earliest...latest).contains(asSeconds.partialValue) {
+            message += "; it looks like epoch seconds, but a numeric time is epoch milliseconds"
         }
+        throw ValidationFailure(code: .timeTooOld, message: message)
     }
 
     /// A duration in whole hours when it is one (`24 h`), else in seconds.

@@ -37,6 +37,16 @@ import Testing
         #expect(rejection.message.count < 100)
     }
 
+    @Test("Every field is found by its wire name and nothing else is")
+    func wireNames() {
+        for field in EventField.allCases {
+            #expect(EventField(wireName: field.rawValue) == field)
+        }
+        for name in ["", "ID", "typ", "types", "canvas_step_idx", "user-id", "properties "] {
+            #expect(EventField(wireName: name) == nil, "\(name)")
+        }
+    }
+
     @Test("Edit distance counts insertions, deletions and substitutions")
     func editDistance() {
         func distance(_ a: String, _ b: String) -> Int {
