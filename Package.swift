@@ -44,18 +44,23 @@ let package = Package(
 
         // Unit tests: pure logic, no database, no network beyond loopback.
         .testTarget(name: "CardinalCoreTests", dependencies: ["CardinalCore"], swiftSettings: strictSettings),
-        .testTarget(name: "CardinalReportsTests", dependencies: ["CardinalReports"], swiftSettings: strictSettings),
+        .testTarget(name: "CardinalReportsTests", dependencies: ["CardinalReports"], exclude: ["Fixtures"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "CardinalIngestTests", dependencies: ["CardinalIngest"], swiftSettings: strictSettings),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strictSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: strictSettings),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"], swiftSettings: strictSettings),
 
+        // Shared by the integration and end-to-end tests: the database URL (no silent default), throwaway databases.
+        .target(name: "TestSupport", dependencies: ["CardinalStore", "PostgresClient"], path: "Tests/TestSupport",
+                swiftSettings: strictSettings),
+
         // Integration tests: need the private PostgreSQL (`make db`), CARDINAL_TEST_DATABASE_URL.
         .testTarget(name: "PostgresClientIntegrationTests", dependencies: ["PostgresClient"], swiftSettings: strictSettings),
-        .testTarget(name: "CardinalStoreIntegrationTests", dependencies: ["CardinalStore", "PostgresClient"],
+        .testTarget(name: "CardinalStoreIntegrationTests", dependencies: ["CardinalStore", "PostgresClient", "TestSupport"],
                     swiftSettings: strictSettings),
 
         // End-to-end tests: the built `cardinald` and `cardinal` binaries against the private PostgreSQL.
-        .testTarget(name: "EndToEndTests", dependencies: ["PostgresClient"], swiftSettings: strictSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["PostgresClient", "TestSupport", "Gzip"], swiftSettings: strictSettings),
     ]
 )

@@ -1,0 +1,63 @@
+import Foundation
+public import PostgresClient
+
+/// Creates, lists and finds apps in `cardinal.apps`.
+public struct AppStore {
+    private let connection: PostgresConnection
+
+    /// Works on the database behind `connection`.
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Creates an app.
+    /// - Throws: `StoreError.appExists` when the name is taken, `StoreError.invalidTimeZone` for an unknown zone.
+    public func create(name: String, reportTimeZone: String = "UTC") throws -> App {
+        guard try isKnownTimeZone(reportTimeZone) else {
+            throw StoreError.invalidTimeZone(reportTimeZone)
+        }
+        do {
+            let rows = try connection.query(
+                """
+                insert into cardinal.apps (name, report_time_zone) values ($1, $2)
+                returning app_id, name, report_time_zone, created_at
+                """,
+                [name, reportTimeZone]
+            )
+            return try Self.app(from: rows[0])
+        } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+            throw StoreError.appExists(name)
+        }
+    }
+
+    /// Every app, by name.
+    public func list() throws -> [App] {
+        try connection.query("select app_id, name, report_time_zone, created_at from cardinal.apps order by name")
+            .map(Self.app(from:))
+    }
+
+    /// The app called `name`.
+    /// - Throws: `StoreError.appNotFound` when there is none.
+    public func find(name: String) throws -> App {
+        let rows = try connection.query(
+            "select app_id, name, report_time_zone, created_at from cardinal.apps where name = $1", [name]
+        )
+        guard let row = rows.first else {
+            throw StoreError.appNotFound(name)
+        }
+        return try Self.app(from: row)
+    }
+
+    private func isKnownTimeZone(_ zone: String) throws -> Bool {
+        try !connection.query("select 1 from pg_timezone_names where name = $1", [zone]).isEmpty
+    }
+
+    private static func app(from row: PostgresRow) throws -> App {
+        App(
+            id: try row.decode(Int64.self, at: 0),
+            name: try row.decode(String.self, at: 1),
+            reportTimeZone: try row.decode(String.self, at: 2),
+            createdAt: try row.decode(Date.self, at: 3)
+        )
+    }
+}

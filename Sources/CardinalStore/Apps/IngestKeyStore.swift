@@ -1,0 +1,80 @@
+import Foundation
+public import PostgresClient
+
+/// Creates, lists, revokes and resolves ingest keys in `cardinal.ingest_keys`.
+///
+/// Only the SHA-256 of a token is stored, computed by the server (`sha256()`), so the token exists in
+/// clear only in the answer to `create` and in the requests of the app that uses it.
+public struct IngestKeyStore {
+    private let connection: PostgresConnection
+
+    /// Works on the database behind `connection`.
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Creates a key for `app`.
+    /// - Returns: the key as listed and the token, which is shown once and cannot be recovered later.
+    public func create(for app: App, description: String? = nil) throws -> (key: IngestKey, token: String) {
+        let (keyID, token) = IngestKeyToken.generate()
+        let rows = try connection.query(
+            """
+            insert into cardinal.ingest_keys (key_id, app_id, key_hash, description)
+            values ($1, $2, sha256(convert_to($3, 'UTF8')), $4)
+            returning key_id, app_id, description, created_at, revoked_at
+            """,
+            [keyID, app.id, token, description]
+        )
+        return (try Self.key(from: rows[0]), token)
+    }
+
+    /// Every key of `app`, newest first, revoked ones included.
+    public func list(for app: App) throws -> [IngestKey] {
+        try connection.query(
+            """
+            select key_id, app_id, description, created_at, revoked_at
+            from cardinal.ingest_keys where app_id = $1 order by created_at desc, key_id
+            """,
+            [app.id]
+        ).map(Self.key(from:))
+    }
+
+    /// Revokes a key; revoking a revoked key keeps its first revocation time.
+    /// - Throws: `StoreError.keyNotFound` when no key has that id.
+    @discardableResult
+    public func revoke(keyID: String) throws -> IngestKey {
+        let rows = try connection.query(
+            """
+            update cardinal.ingest_keys set revoked_at = coalesce(revoked_at, now()) where key_id = $1
+            returning key_id, app_id, description, created_at, revoked_at
+            """,
+            [keyID]
+        )
+        guard let row = rows.first else {
+            throw StoreError.keyNotFound(keyID)
+        }
+        return try Self.key(from: row)
+    }
+
+    /// The app id a token belongs to, or `nil` when the token is unknown or revoked.
+    public func resolve(token: String) throws -> Int64? {
+        let rows = try connection.query(
+            """
+            select app_id from cardinal.ingest_keys
+            where key_hash = sha256(convert_to($1, 'UTF8')) and revoked_at is null
+            """,
+            [token]
+        )
+        return try rows.first?.decode(Int64.self, at: 0)
+    }
+
+    private static func key(from row: PostgresRow) throws -> IngestKey {
+        IngestKey(
+            id: try row.decode(String.self, at: 0),
+            appID: try row.decode(Int64.self, at: 1),
+            description: try row.decode(String?.self, at: 2),
+            createdAt: try row.decode(Date.self, at: 3),
+            revokedAt: try row.decode(Date?.self, at: 4)
+        )
+    }
+}

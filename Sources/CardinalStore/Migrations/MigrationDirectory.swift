@@ -1,0 +1,70 @@
+public import Foundation
+
+/// Reads the migrations of `SQL/migrations/` from disk.
+///
+/// The SQL ships as files rather than inside the binary so that an operator can read exactly what
+/// `cardinal migrate` will run, and so that a file changed after it landed is caught by its checksum.
+public struct MigrationDirectory: Sendable {
+    /// The folder holding `NNNN_name.sql` files.
+    public let url: URL
+
+    /// Uses the given folder.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// Finds the migrations folder when none was given: `SQL/migrations` in the checkout the executable was
+    /// built in (walking up from the executable), then the install locations under `/usr/local/share` and
+    /// `/usr/share`.
+    /// - Returns: `nil` when no candidate exists.
+    public static func locate(executablePath: String) -> MigrationDirectory? {
+        var candidates: [URL] = []
+        var folder = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        while folder.path != "/" {
+            candidates.append(folder.appendingPathComponent("SQL/migrations"))
+            folder.deleteLastPathComponent()
+        }
+        candidates.append(URL(fileURLWithPath: "/usr/local/share/cardinal/migrations"))
+        candidates.append(URL(fileURLWithPath: "/usr/share/cardinal/migrations"))
+        var isDirectory: ObjCBool = false
+        let found = candidates.first {
+            FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+        return found.map(MigrationDirectory.init(url:))
+    }
+
+    /// Loads every `NNNN_name.sql` file, sorted by version.
+    /// - Throws: `MigrationError.unreadableDirectory`, `.badFileName` or `.duplicateVersion`.
+    public func load() throws(MigrationError) -> [Migration] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        } catch {
+            throw .unreadableDirectory(path: url.path, reason: error.localizedDescription)
+        }
+        var migrations: [Migration] = []
+        for fileName in names.sorted() where fileName.hasSuffix(".sql") {
+            let migration = try Self.parse(fileName: fileName, in: url)
+            if let clash = migrations.first(where: { $0.version == migration.version }) {
+                throw .duplicateVersion(version: migration.version, files: [clash.fileName, fileName])
+            }
+            migrations.append(migration)
+        }
+        return migrations.sorted { $0.version < $1.version }
+    }
+
+    private static func parse(fileName: String, in folder: URL) throws(MigrationError) -> Migration {
+        let stem = fileName.dropLast(".sql".count)
+        guard let underscore = stem.firstIndex(of: "_"),
+              let version = Int(stem[..<underscore]), version > 0,
+              stem.index(after: underscore) < stem.endIndex
+        else {
+            throw .badFileName(fileName)
+        }
+        let path = folder.appendingPathComponent(fileName).path
+        guard let data = FileManager.default.contents(atPath: path), let sql = String(data: data, encoding: .utf8) else {
+            throw .unreadableDirectory(path: path, reason: "cannot read the file as UTF-8")
+        }
+        return Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql)
+    }
+}
