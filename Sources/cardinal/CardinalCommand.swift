@@ -1,0 +1,21 @@
+import ArgumentKit
+
+/// The `cardinal` command tree and the function that runs each leaf.
+enum CardinalCommand {
+    static let spec = CommandSpec(
+        name: "cardinal",
+        abstract: "Cardinal's command line: schema migrations, apps and ingest keys, and reports.",
+        discussion: "Every command reads the database from --database-url or CARDINAL_DATABASE_URL.",
+        subcommands: [MigrateCommand.spec, AppsCommand.spec, KeysCommand.spec]
+    )
+
+    /// The leaf commands by path (without the program name).
+    static let handlers: [[String]: @Sendable (CommandContext) throws -> Void] = [
+        ["migrate"]: MigrateCommand.run,
+        ["apps", "create"]: AppsCommand.create,
+        ["apps", "list"]: AppsCommand.list,
+        ["keys", "create"]: KeysCommand.create,
+        ["keys", "list"]: KeysCommand.list,
+        ["keys", "revoke"]: KeysCommand.revoke,
+    ]
+}

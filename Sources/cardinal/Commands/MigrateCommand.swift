@@ -1,0 +1,50 @@
+import ArgumentKit
+import CardinalReports
+import CardinalStore
+import Foundation
+
+/// `cardinal migrate`: brings the database schema up to date, or shows where it stands.
+enum MigrateCommand {
+    static let spec = CommandSpec(
+        name: "migrate",
+        abstract: "Apply pending schema migrations (SQL/migrations) to the database.",
+        discussion: """
+            Each migration runs in its own transaction under an advisory lock, so concurrent runs are safe; \
+            applied files are recorded with a checksum and a file changed after it was applied is refused.
+            """,
+        options: [
+            CommonOptions.databaseURL,
+            OptionSpec("migrations-dir", help: "Folder of NNNN_name.sql files (default: SQL/migrations of this build).",
+                       valueName: "path", environment: "CARDINAL_MIGRATIONS_DIR"),
+            CommonOptions.format,
+        ],
+        flags: [FlagSpec("status", help: "List applied and pending migrations instead of applying them.")]
+    )
+
+    static func run(_ context: CommandContext) throws {
+        let directory: MigrationDirectory
+        if let path = context.arguments.option("migrations-dir") {
+            directory = MigrationDirectory(url: URL(fileURLWithPath: path))
+        } else if let located = MigrationDirectory.locate(executablePath: CommandLine.arguments[0]) {
+            directory = located
+        } else {
+            throw context.arguments.usageError(
+                "cannot find the SQL/migrations folder next to this build; pass --migrations-dir"
+            )
+        }
+        let migrator = Migrator(connection: try context.connect(), migrations: try directory.load())
+        if context.arguments.flag("status") {
+            let rows = try migrator.status().map { status -> [String?] in
+                [status.migration.fileName, status.appliedAt == nil ? "pending" : "applied",
+                 status.appliedAt.map { $0.formatted(.iso8601) }]
+            }
+            context.printListing(TextTable(header: ["migration", "state", "applied_at"], rows: rows))
+            return
+        }
+        let applied = try migrator.migrate()
+        let message = applied.isEmpty
+            ? "migrate: the database is up to date\n"
+            : applied.map { "migrate: applied \($0.fileName)\n" }.joined()
+        FileHandle.standardError.write(Data(message.utf8))
+    }
+}
