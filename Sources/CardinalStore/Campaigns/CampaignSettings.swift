@@ -1,0 +1,33 @@
+public import Foundation
+
+/// The report settings of one campaign, a row of `cardinal.campaign_settings`.
+public struct CampaignSettings: Sendable, Equatable {
+    /// The app's name.
+    public var app: String
+    /// The campaign id, as in its events.
+    public var campaignID: String
+    /// The primary conversion event the control report counts; `nil` when none is set.
+    public var conversionEvent: String?
+    /// How long after exposure a conversion counts.
+    public var conversionWindow: ConversionWindow
+    /// The expected share of users per arm; `nil` means equal shares for the SRM check.
+    public var expectedSplit: ExpectedSplit?
+    /// The IANA time zone of the report day; `nil` means the app's.
+    public var reportTimeZone: String?
+    /// When the row was last changed.
+    public var updatedAt: Date
+
+    /// Creates settings as read from the database.
+    public init(
+        app: String, campaignID: String, conversionEvent: String?, conversionWindow: ConversionWindow,
+        expectedSplit: ExpectedSplit?, reportTimeZone: String?, updatedAt: Date
+    ) {
+        self.app = app
+        self.campaignID = campaignID
+        self.conversionEvent = conversionEvent
+        self.conversionWindow = conversionWindow
+        self.expectedSplit = expectedSplit
+        self.reportTimeZone = reportTimeZone
+        self.updatedAt = updatedAt
+    }
+}

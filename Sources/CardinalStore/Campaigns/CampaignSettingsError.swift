@@ -1,0 +1,38 @@
+/// A campaign setting that cannot be stored, with a message that says what would be accepted.
+public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The conversion window text is not a duration of 1 second to 30 days.
+    case invalidWindow(String)
+    /// The expected split is not a list of arms with positive weights.
+    case invalidSplit(String, reason: String)
+    /// The conversion event name breaks the rules of a conversion's `name`.
+    case invalidConversionEvent(String)
+    /// The time zone is not an IANA name the server knows.
+    case invalidTimeZone(String)
+    /// The campaign id is empty or too long.
+    case invalidCampaignID(String)
+
+    /// Why a split was refused, without the split itself.
+    public var reason: String {
+        switch self {
+        case .invalidSplit(_, let reason): reason
+        default: description
+        }
+    }
+
+    /// What is wrong and what would be accepted.
+    public var description: String {
+        switch self {
+        case .invalidWindow(let text):
+            "\"\(text)\" is not a conversion window: write whole numbers with units d, h, m, s, largest first "
+                + "(3d, 36h, 1d12h), between 1s and 30d"
+        case .invalidSplit(let text, let reason):
+            "\"\(text)\" is not an expected split: \(reason)"
+        case .invalidConversionEvent(let name):
+            "\"\(name)\" is not a conversion event name: 1 to 255 characters, not starting with $"
+        case .invalidTimeZone(let zone):
+            "\"\(zone)\" is not a time zone PostgreSQL knows; use an IANA name such as Europe/Madrid or UTC"
+        case .invalidCampaignID(let id):
+            "\"\(id)\" is not a campaign id: 1 to 255 characters"
+        }
+    }
+}

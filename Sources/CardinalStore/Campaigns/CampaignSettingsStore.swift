@@ -1,0 +1,94 @@
+import Foundation
+public import PostgresClient
+
+/// Sets and lists the rows of `cardinal.campaign_settings`, which the report functions read.
+public struct CampaignSettingsStore {
+    private let connection: PostgresConnection
+
+    /// Works on the database behind `connection`.
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Creates or changes the settings of a campaign of `app`.
+    /// - Returns: the settings as stored.
+    /// - Throws: ``CampaignSettingsError`` for an invalid campaign id, conversion event or time zone;
+    ///   `StoreError.appNotFound` via ``AppStore/find(name:)``; `PostgresError` from the server.
+    @discardableResult
+    public func set(app: String, campaignID: String, _ update: CampaignSettingsUpdate) throws -> CampaignSettings {
+        guard (1...255).contains(campaignID.unicodeScalars.count) else {
+            throw CampaignSettingsError.invalidCampaignID(campaignID)
+        }
+        if let name = update.conversionEvent.newValue,
+           !(1...255).contains(name.unicodeScalars.count) || name.hasPrefix("$") {
+            throw CampaignSettingsError.invalidConversionEvent(name)
+        }
+        if let zone = update.reportTimeZone.newValue,
+           try connection.query("select 1 from pg_timezone_names where name = $1", [zone]).isEmpty {
+            throw CampaignSettingsError.invalidTimeZone(zone)
+        }
+        let appID = try AppStore(connection: connection).find(name: app).id
+        // Each setting comes as a value and a flag saying whether it changes; a new row takes the column
+        // default of every setting that is not given (coalesce with the default for the window).
+        let rows = try connection.query(
+            """
+            insert into cardinal.campaign_settings
+                (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone)
+            values ($1, $2, $3, coalesce($5::interval, interval '3 days'), $7::jsonb, $9)
+            on conflict (app_id, campaign_id) do update set
+                conversion_event = case when $4 then excluded.conversion_event
+                                        else campaign_settings.conversion_event end,
+                conversion_window = case when $6 then excluded.conversion_window
+                                         else campaign_settings.conversion_window end,
+                expected_split = case when $8 then excluded.expected_split
+                                      else campaign_settings.expected_split end,
+                report_time_zone = case when $10 then excluded.report_time_zone
+                                        else campaign_settings.report_time_zone end
+            returning campaign_id, conversion_event, extract(epoch from conversion_window)::bigint, expected_split,
+                      report_time_zone, updated_at
+            """,
+            [
+                appID, campaignID,
+                update.conversionEvent.newValue, update.conversionEvent.changes,
+                update.conversionWindow.newValue, update.conversionWindow.changes,
+                update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) }, update.expectedSplit.changes,
+                update.reportTimeZone.newValue, update.reportTimeZone.changes,
+            ]
+        )
+        return try Self.settings(app: app, from: rows[0], at: 0)
+    }
+
+    /// The settings of every campaign, or of `app`'s campaigns, by app and campaign.
+    public func list(app: String? = nil) throws -> [CampaignSettings] {
+        try connection.query(
+            """
+            select a.name, s.campaign_id, s.conversion_event, extract(epoch from s.conversion_window)::bigint,
+                   s.expected_split, s.report_time_zone, s.updated_at
+            from cardinal.campaign_settings as s
+            join cardinal.apps as a on a.app_id = s.app_id
+            where $1::text is null or a.name = $1
+            order by a.name, s.campaign_id
+            """,
+            [app]
+        ).map { row in try Self.settings(app: try row.decode(String.self, at: 0), from: row, at: 1) }
+    }
+
+    /// Decodes the six setting columns that start at `first`.
+    private static func settings(app: String, from row: PostgresRow, at first: Int) throws -> CampaignSettings {
+        let seconds = try row.decode(Int.self, at: first + 2)
+        guard let window = ConversionWindow(seconds: seconds) else {
+            throw ReportDecodingError(
+                what: "conversion_window", value: "\(seconds) seconds", expected: "between 1 second and 30 days"
+            )
+        }
+        return CampaignSettings(
+            app: app,
+            campaignID: try row.decode(String.self, at: first),
+            conversionEvent: try row.decode(String?.self, at: first + 1),
+            conversionWindow: window,
+            expectedSplit: try row.decode(String?.self, at: first + 3).map { text in try ExpectedSplit(jsonText: text) },
+            reportTimeZone: try row.decode(String?.self, at: first + 4),
+            updatedAt: try row.decode(Date.self, at: first + 5)
+        )
+    }
+}

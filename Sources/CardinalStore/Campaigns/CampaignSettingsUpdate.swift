@@ -1,0 +1,24 @@
+/// The changes `cardinal campaigns set` makes to a campaign's settings; settings not mentioned keep their value.
+public struct CampaignSettingsUpdate: Sendable, Equatable {
+    /// The primary conversion event.
+    public var conversionEvent: SettingChange<String>
+    /// The conversion window (reset: 3 days).
+    public var conversionWindow: SettingChange<ConversionWindow>
+    /// The expected split (reset: none, equal shares).
+    public var expectedSplit: SettingChange<ExpectedSplit>
+    /// The report time zone (reset: the app's).
+    public var reportTimeZone: SettingChange<String>
+
+    /// Creates an update; every setting is kept unless given.
+    public init(
+        conversionEvent: SettingChange<String> = .keep,
+        conversionWindow: SettingChange<ConversionWindow> = .keep,
+        expectedSplit: SettingChange<ExpectedSplit> = .keep,
+        reportTimeZone: SettingChange<String> = .keep
+    ) {
+        self.conversionEvent = conversionEvent
+        self.conversionWindow = conversionWindow
+        self.expectedSplit = expectedSplit
+        self.reportTimeZone = reportTimeZone
+    }
+}

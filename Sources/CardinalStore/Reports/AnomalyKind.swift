@@ -1,0 +1,19 @@
+/// The kinds of integration-health findings (issue 4, `SQL/migrations/0011_anomalies.sql`).
+public enum AnomalyKind: String, Sendable, CaseIterable {
+    /// Unique dismissals exceed unique impressions in a group.
+    case dismissalsExceedImpressions = "dismissals_exceed_impressions"
+    /// Users dismissed a message of the campaign with no earlier impression of it.
+    case dismissalWithoutImpression = "dismissal_without_impression"
+    /// Users clicked a message of the campaign with no earlier impression of it.
+    case clickWithoutImpression = "click_without_impression"
+    /// The campaign has a control arm but a group logs no control impressions.
+    case controlImpressionsMissing = "control_impressions_missing"
+    /// Clicks or dismissals of control users, stored or rejected.
+    case controlInteraction = "control_interaction"
+    /// Impressions per user and session far above the channel's rule.
+    case repeatedImpressions = "repeated_impressions"
+    /// Users exposed to more than one arm of a campaign.
+    case usersInSeveralArms = "users_in_several_arms"
+    /// Arm sizes that do not fit the expected split (from the control report).
+    case sampleRatioMismatch = "sample_ratio_mismatch"
+}

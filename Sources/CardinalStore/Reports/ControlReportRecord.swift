@@ -1,0 +1,52 @@
+public import Foundation
+
+/// One stored row of the control report (`cardinal.report_control`): an arm of a campaign with its counts,
+/// its comparison with control (variant arms) and the campaign's sample ratio check.
+///
+/// The statistics are computed by CardinalReports; this is their flat, storable form.
+public struct ControlReportRecord: Sendable, Equatable {
+    /// The arm's counts, as `cardinal.control_arms` returned them.
+    public var arm: ControlArmRow
+    /// When the report was computed for (the maturity cut-off).
+    public var asOf: Date
+    /// converters / users, `nil` when undefined.
+    public var rate: Double?
+    /// The comparison columns, all `nil` on the control arm.
+    public var difference: Double?
+    /// Newcombe 95% interval of ``difference``, lower bound.
+    public var differenceLower: Double?
+    /// Newcombe 95% interval of ``difference``, upper bound.
+    public var differenceUpper: Double?
+    /// Relative lift.
+    public var relativeLift: Double?
+    /// Katz 95% interval of ``relativeLift``, lower bound.
+    public var relativeLiftLower: Double?
+    /// Katz 95% interval of ``relativeLift``, upper bound.
+    public var relativeLiftUpper: Double?
+    /// Pooled z statistic.
+    public var z: Double?
+    /// Two-sided p-value.
+    public var pValue: Double?
+    /// Holm-adjusted p-value.
+    public var pValueHolm: Double?
+    /// Φ(z).
+    public var confidence: Double?
+    /// P(variant rate > control rate).
+    public var chanceToBeatControl: Double?
+    /// The campaign's SRM chi-square; `nil` when the check was skipped.
+    public var srmChi2: Double?
+    /// The campaign's SRM degrees of freedom.
+    public var srmDegreesOfFreedom: Int?
+    /// The campaign's SRM p-value.
+    public var srmPValue: Double?
+    /// Whether the campaign's SRM p-value is below 0.001.
+    public var srmMismatch: Bool?
+    /// Why the campaign's SRM check was skipped.
+    public var srmSkipped: String?
+
+    /// Creates a record of `arm`; every statistic starts undefined.
+    public init(arm: ControlArmRow, asOf: Date) {
+        self.arm = arm
+        self.asOf = asOf
+    }
+}

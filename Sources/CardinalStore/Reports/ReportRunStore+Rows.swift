@@ -1,0 +1,152 @@
+import CardinalCore
+import Foundation
+import PostgresClient
+
+/// The result rows of a run go to the database as one JSON array per table and are expanded there by
+/// `jsonb_to_recordset`: one statement per table however many rows, with every value typed by the
+/// column list below. The JSON keys are the table's column names.
+extension ReportRunStore {
+    static let insertUniqueImpressions = """
+        insert into cardinal.report_unique_impressions
+            (run_id, position, app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel,
+             impressions, unique_impressions, unique_daily_impressions, unique_recipients, clicks, unique_clicks,
+             dismissals, unique_dismissals, click_rate, unique_click_rate, dismissal_rate, unique_dismissal_rate)
+        select $1, r.position, r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel,
+               r.impressions, r.unique_impressions, r.unique_daily_impressions, r.unique_recipients, r.clicks,
+               r.unique_clicks, r.dismissals, r.unique_dismissals, r.click_rate, r.unique_click_rate,
+               r.dismissal_rate, r.unique_dismissal_rate
+        from jsonb_to_recordset($2::jsonb) as r (
+            position integer, app_name text, campaign_id text, canvas_id text, canvas_step_id text, variant_id text,
+            channel text, impressions bigint, unique_impressions bigint, unique_daily_impressions bigint,
+            unique_recipients bigint, clicks bigint, unique_clicks bigint, dismissals bigint,
+            unique_dismissals bigint, click_rate double precision, unique_click_rate double precision,
+            dismissal_rate double precision, unique_dismissal_rate double precision)
+        """
+
+    static let insertAnomalies = """
+        insert into cardinal.report_anomalies
+            (run_id, position, kind, severity, app_name, campaign_id, channel, platform, sdk_version, app_version,
+             evidence, likely_cause)
+        select $1, r.position, r.kind, r.severity, r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version,
+               r.app_version, r.evidence, r.likely_cause
+        from jsonb_to_recordset($2::jsonb) as r (
+            position integer, kind text, severity text, app_name text, campaign_id text, channel text,
+            platform text, sdk_version text, app_version text, evidence jsonb, likely_cause text)
+        """
+
+    static let insertControl = """
+        insert into cardinal.report_control
+            (run_id, position, app_name, campaign_id, conversion_event, window_length, as_of, variant_id, control,
+             users, converters, rate, exposed_users, users_in_several_arms, difference, difference_ci95_lower,
+             difference_ci95_upper, relative_lift, relative_lift_ci95_lower, relative_lift_ci95_upper, z,
+             p_value, p_value_holm, confidence, chance_to_beat_control, srm_chi2, srm_df, srm_p_value,
+             srm_mismatch, srm_skipped)
+        select $1, r.position, r.app_name, r.campaign_id, r.conversion_event,
+               make_interval(days => r.window_seconds / 86400, secs => r.window_seconds % 86400), r.as_of,
+               r.variant_id, r.control, r.users, r.converters, r.rate, r.exposed_users, r.users_in_several_arms,
+               r.difference, r.difference_ci95_lower, r.difference_ci95_upper, r.relative_lift,
+               r.relative_lift_ci95_lower, r.relative_lift_ci95_upper, r.z, r.p_value, r.p_value_holm,
+               r.confidence, r.chance_to_beat_control, r.srm_chi2, r.srm_df, r.srm_p_value, r.srm_mismatch,
+               r.srm_skipped
+        from jsonb_to_recordset($2::jsonb) as r (
+            position integer, app_name text, campaign_id text, conversion_event text, window_seconds integer,
+            as_of timestamptz, variant_id text, control boolean, users bigint, converters bigint,
+            rate double precision, exposed_users bigint, users_in_several_arms bigint,
+            difference double precision, difference_ci95_lower double precision,
+            difference_ci95_upper double precision, relative_lift double precision,
+            relative_lift_ci95_lower double precision, relative_lift_ci95_upper double precision,
+            z double precision, p_value double precision, p_value_holm double precision,
+            confidence double precision, chance_to_beat_control double precision, srm_chi2 double precision,
+            srm_df integer, srm_p_value double precision, srm_mismatch boolean, srm_skipped text)
+        """
+
+    static func json(_ rows: [UniqueImpressionsRow]) -> PostgresJSON {
+        array(rows) { position, row in
+            [
+                ("position", ReportJSON.integer(position)),
+                ("app_name", .string(row.app)),
+                ("campaign_id", ReportJSON.string(row.campaignID)),
+                ("canvas_id", ReportJSON.string(row.canvasID)),
+                ("canvas_step_id", ReportJSON.string(row.canvasStepID)),
+                ("variant_id", ReportJSON.string(row.variantID)),
+                ("channel", .string(row.channel)),
+                ("impressions", ReportJSON.integer(row.impressions)),
+                ("unique_impressions", ReportJSON.integer(row.uniqueImpressions)),
+                ("unique_daily_impressions", ReportJSON.integer(row.uniqueDailyImpressions)),
+                ("unique_recipients", ReportJSON.integer(row.uniqueRecipients)),
+                ("clicks", ReportJSON.integer(row.clicks)),
+                ("unique_clicks", ReportJSON.integer(row.uniqueClicks)),
+                ("dismissals", ReportJSON.integer(row.dismissals)),
+                ("unique_dismissals", ReportJSON.integer(row.uniqueDismissals)),
+                ("click_rate", ReportJSON.number(row.clickRate)),
+                ("unique_click_rate", ReportJSON.number(row.uniqueClickRate)),
+                ("dismissal_rate", ReportJSON.number(row.dismissalRate)),
+                ("unique_dismissal_rate", ReportJSON.number(row.uniqueDismissalRate)),
+            ]
+        }
+    }
+
+    static func json(_ findings: [AnomalyFinding]) -> PostgresJSON {
+        array(findings) { position, finding in
+            [
+                ("position", ReportJSON.integer(position)),
+                ("kind", .string(finding.kind.rawValue)),
+                ("severity", .string(finding.severity.rawValue)),
+                ("app_name", .string(finding.app)),
+                ("campaign_id", ReportJSON.string(finding.campaignID)),
+                ("channel", ReportJSON.string(finding.channel)),
+                ("platform", ReportJSON.string(finding.platform)),
+                ("sdk_version", ReportJSON.string(finding.sdkVersion)),
+                ("app_version", ReportJSON.string(finding.appVersion)),
+                ("evidence", finding.evidence.json),
+                ("likely_cause", .string(finding.likelyCause)),
+            ]
+        }
+    }
+
+    static func json(_ records: [ControlReportRecord]) -> PostgresJSON {
+        array(records) { position, record in
+            [
+                ("position", ReportJSON.integer(position)),
+                ("app_name", .string(record.arm.app)),
+                ("campaign_id", .string(record.arm.campaignID)),
+                ("conversion_event", ReportJSON.string(record.arm.conversionEvent)),
+                ("window_seconds", ReportJSON.integer(record.arm.window.seconds)),
+                ("as_of", .string(record.asOf.postgresText)),
+                ("variant_id", ReportJSON.string(record.arm.variantID)),
+                ("control", .bool(record.arm.control)),
+                ("users", ReportJSON.integer(record.arm.users)),
+                ("converters", ReportJSON.integer(record.arm.converters)),
+                ("rate", ReportJSON.number(record.rate)),
+                ("exposed_users", ReportJSON.integer(record.arm.exposedUsers)),
+                ("users_in_several_arms", ReportJSON.integer(record.arm.usersInSeveralArms)),
+                ("difference", ReportJSON.number(record.difference)),
+                ("difference_ci95_lower", ReportJSON.number(record.differenceLower)),
+                ("difference_ci95_upper", ReportJSON.number(record.differenceUpper)),
+                ("relative_lift", ReportJSON.number(record.relativeLift)),
+                ("relative_lift_ci95_lower", ReportJSON.number(record.relativeLiftLower)),
+                ("relative_lift_ci95_upper", ReportJSON.number(record.relativeLiftUpper)),
+                ("z", ReportJSON.number(record.z)),
+                ("p_value", ReportJSON.number(record.pValue)),
+                ("p_value_holm", ReportJSON.number(record.pValueHolm)),
+                ("confidence", ReportJSON.number(record.confidence)),
+                ("chance_to_beat_control", ReportJSON.number(record.chanceToBeatControl)),
+                ("srm_chi2", ReportJSON.number(record.srmChi2)),
+                ("srm_df", ReportJSON.integer(record.srmDegreesOfFreedom)),
+                ("srm_p_value", ReportJSON.number(record.srmPValue)),
+                ("srm_mismatch", ReportJSON.bool(record.srmMismatch)),
+                ("srm_skipped", ReportJSON.string(record.srmSkipped)),
+            ]
+        }
+    }
+
+    /// A JSON array of one object per element; positions count from 1.
+    private static func array<Element>(
+        _ elements: [Element], _ members: (Int, Element) -> [(String, JSONValue)]
+    ) -> PostgresJSON {
+        let values = elements.enumerated().map { offset, element in
+            ReportJSON.object(members(offset + 1, element))
+        }
+        return PostgresJSON(text: JSONValue.array(values).compactText)
+    }
+}

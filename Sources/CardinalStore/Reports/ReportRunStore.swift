@@ -1,0 +1,91 @@
+import CardinalCore
+public import Foundation
+public import PostgresClient
+
+/// Records runs of the scheduled report job in `cardinal.report_runs` and stores their results in the report
+/// tables, which the `latest_*` views show to psql users and dashboards.
+public struct ReportRunStore {
+    private let connection: PostgresConnection
+
+    /// Works on the database behind `connection`, which must not be inside a transaction: ``begin(scope:asOf:)``
+    /// commits at once so that the run is visible while it computes.
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Records the start of a run.
+    /// - Returns: the run's id.
+    public func begin(scope: ReportScope, asOf: Date) throws -> Int64 {
+        let parameters = ReportJSON.object([
+            "app": ReportJSON.string(scope.app),
+            "from": .string(scope.from.description),
+            "to": .string(scope.to.description),
+            "as_of": .string(asOf.postgresText),
+            "include_test": .bool(scope.includeTest),
+        ])
+        let rows = try connection.query(
+            "insert into cardinal.report_runs (parameters) values ($1::jsonb) returning run_id",
+            [PostgresJSON(text: parameters.compactText)]
+        )
+        return try rows[0].decode(Int64.self, at: 0)
+    }
+
+    /// Stores a run's results and marks it succeeded, all in one transaction.
+    public func finish(
+        runID: Int64, uniqueImpressions: [UniqueImpressionsRow], anomalies: [AnomalyFinding],
+        control: [ControlReportRecord]
+    ) throws {
+        try connection.transaction { connection in
+            try connection.execute(Self.insertUniqueImpressions, [runID, Self.json(uniqueImpressions)])
+            try connection.execute(Self.insertAnomalies, [runID, Self.json(anomalies)])
+            try connection.execute(Self.insertControl, [runID, Self.json(control)])
+            let updated = try connection.execute(
+                """
+                update cardinal.report_runs
+                set status = 'succeeded', finished_at = clock_timestamp(), anomaly_count = $2
+                where run_id = $1 and status = 'running'
+                """,
+                [runID, anomalies.count]
+            )
+            guard updated == 1 else {
+                throw ReportRunError.notRunning(runID)
+            }
+        }
+    }
+
+    /// Marks a run failed with the reason; its results, if any were being stored, were rolled back.
+    public func fail(runID: Int64, error: String) throws {
+        try connection.execute(
+            """
+            update cardinal.report_runs set status = 'failed', finished_at = clock_timestamp(), error = $2
+            where run_id = $1 and status = 'running'
+            """,
+            [runID, error]
+        )
+    }
+
+    /// The run with id `runID`, or `nil` when there is none.
+    public func run(id runID: Int64) throws -> ReportRun? {
+        try connection.query(
+            """
+            select run_id, started_at, finished_at, parameters, status, anomaly_count, error
+            from cardinal.report_runs where run_id = $1
+            """,
+            [runID]
+        ).first.map { row in
+            let statusText = try row.decode(String.self, at: 4)
+            guard let status = ReportRun.Status(rawValue: statusText) else {
+                throw ReportDecodingError(what: "report run status", value: statusText, expected: "running, succeeded or failed")
+            }
+            return ReportRun(
+                id: try row.decode(Int64.self, at: 0),
+                startedAt: try row.decode(Date.self, at: 1),
+                finishedAt: try row.decode(Date?.self, at: 2),
+                parametersJSON: try row.decode(String.self, at: 3),
+                status: status,
+                anomalyCount: try row.decode(Int?.self, at: 5),
+                error: try row.decode(String?.self, at: 6)
+            )
+        }
+    }
+}
