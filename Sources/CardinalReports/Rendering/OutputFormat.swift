@@ -6,4 +6,6 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     case csv
     /// JSON: the stable contract that scripts use.
     case json
+    /// A self-contained HTML page (inline style, no scripts), to mail or publish.
+    case html
 }

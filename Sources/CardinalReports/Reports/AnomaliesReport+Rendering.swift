@@ -1,0 +1,55 @@
+public import CardinalCore
+import CardinalStore
+
+extension AnomaliesReport {
+    /// The report in `format`: JSON is the contract of issue 4 (`{"report":"anomalies","findings":[…]}`).
+    public func render(_ format: OutputFormat) -> String {
+        switch format {
+        case .table: table.renderAligned()
+        case .csv: table.renderCSV()
+        case .json: json.compactText + "\n"
+        case .html:
+            HTMLPage(
+                title: "Integration anomalies",
+                notes: [ReportText.scopeLine(scope), findings.isEmpty ? "No findings." : "\(findings.count) findings."],
+                sections: [HTMLPage.Section(heading: nil, body: table.renderHTMLTable())]
+            ).render()
+        }
+    }
+
+    /// The JSON document.
+    public var json: JSONValue {
+        ReportJSON.object([
+            ("report", .string("anomalies")),
+            ("findings", .array(findings.map { finding in
+                ReportJSON.object([
+                    ("kind", .string(finding.kind.rawValue)),
+                    ("severity", .string(finding.severity.rawValue)),
+                    ("app", .string(finding.app)),
+                    ("campaign_id", ReportJSON.string(finding.campaignID)),
+                    ("channel", ReportJSON.string(finding.channel)),
+                    ("platform", ReportJSON.string(finding.platform)),
+                    ("sdk_version", ReportJSON.string(finding.sdkVersion)),
+                    ("app_version", ReportJSON.string(finding.appVersion)),
+                    ("evidence", finding.evidence.json),
+                    ("likely_cause", .string(finding.likelyCause)),
+                ])
+            })),
+        ])
+    }
+
+    /// One row per finding; the evidence as compact `name=value` pairs.
+    var table: TextTable {
+        TextTable(
+            header: ["severity", "kind", "app", "campaign_id", "channel", "platform", "sdk_version", "app_version",
+                     "evidence", "likely_cause"],
+            rows: findings.map { finding in
+                [finding.severity.rawValue, finding.kind.rawValue, finding.app, finding.campaignID, finding.channel,
+                 finding.platform, finding.sdkVersion, finding.appVersion,
+                 finding.evidence.items.map { "\($0.name)=\(CellFormat.exact($0.value) ?? "null")" }
+                     .joined(separator: " "),
+                 finding.likelyCause]
+            }
+        )
+    }
+}

@@ -1,0 +1,53 @@
+public import CardinalStore
+public import Foundation
+public import PostgresClient
+
+/// The anomalies report: the integration-health findings of `cardinal.anomalies` and the sample ratio
+/// mismatches of the control report, most severe first.
+public struct AnomaliesReport: Sendable, Equatable {
+    /// What the report covers.
+    public var scope: ReportScope
+    /// The findings, most severe first, then by kind, app, campaign and group.
+    public var findings: [AnomalyFinding]
+
+    /// Creates a report; `findings` are put in report order.
+    public init(scope: ReportScope, findings: [AnomalyFinding]) {
+        self.scope = scope
+        self.findings = findings.sorted(by: Self.reportOrder)
+    }
+
+    /// Computes the report.
+    /// - Parameters:
+    ///   - asOf: The maturity cut-off of the control report whose arm sizes the sample ratio check tests.
+    ///   - conversion: The conversion event for the control report, instead of each campaign's setting.
+    ///   - window: The conversion window for the control report, instead of each campaign's setting.
+    public static func run(
+        connection: PostgresConnection, scope: ReportScope, asOf: Date, conversion: String? = nil,
+        window: ConversionWindow? = nil
+    ) throws -> AnomaliesReport {
+        let control = try ControlReport.run(
+            connection: connection, scope: scope, asOf: asOf, conversion: conversion, window: window
+        )
+        return try run(connection: connection, scope: scope, control: control)
+    }
+
+    /// Computes the report with the sample ratio findings of a control report already computed for `scope`.
+    public static func run(
+        connection: PostgresConnection, scope: ReportScope, control: ControlReport
+    ) throws -> AnomaliesReport {
+        let findings = try AnomaliesQuery(connection: connection).run(scope)
+        return AnomaliesReport(scope: scope, findings: findings + control.sampleRatioFindings)
+    }
+
+    /// Most severe first, then by kind, app, campaign, channel, platform, SDK and app version (as the SQL does).
+    private static func reportOrder(_ lhs: AnomalyFinding, _ rhs: AnomalyFinding) -> Bool {
+        if lhs.severity != rhs.severity {
+            return lhs.severity > rhs.severity
+        }
+        let left = [lhs.kind.rawValue, lhs.app, lhs.campaignID ?? "", lhs.channel ?? "", lhs.platform ?? "",
+                    lhs.sdkVersion ?? "", lhs.appVersion ?? ""]
+        let right = [rhs.kind.rawValue, rhs.app, rhs.campaignID ?? "", rhs.channel ?? "", rhs.platform ?? "",
+                     rhs.sdkVersion ?? "", rhs.appVersion ?? ""]
+        return left.lexicographicallyPrecedes(right)
+    }
+}

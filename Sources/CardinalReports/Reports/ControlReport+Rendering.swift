@@ -1,0 +1,120 @@
+public import CardinalCore
+import CardinalStore
+import Foundation
+
+extension ControlReport {
+    /// The report in `format`: JSON is the contract of issue 4 (`{"report":"control","campaigns":[…]}`), with
+    /// `null` for every undefined statistic and for a skipped sample ratio check.
+    public func render(_ format: OutputFormat) -> String {
+        switch format {
+        case .table: table(exact: false).renderAligned()
+        case .csv: table(exact: true).renderCSV()
+        case .json: json.compactText + "\n"
+        case .html:
+            HTMLPage(
+                title: "Control groups",
+                notes: [ReportText.scopeLine(scope), "Matured users as of \(ReportText.timestamp(asOf))."]
+                    + campaigns.compactMap { campaign in
+                        campaign.sampleRatioSkipped.map { "\(campaign.campaignID): sample ratio check skipped: \($0)." }
+                    },
+                sections: [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
+            ).render()
+        }
+    }
+
+    /// The JSON document.
+    public var json: JSONValue {
+        ReportJSON.object([
+            ("report", .string("control")),
+            ("campaigns", .array(campaigns.map(Self.campaignJSON))),
+        ])
+    }
+
+    private static func campaignJSON(_ campaign: ControlCampaign) -> JSONValue {
+        let srm: JSONValue = campaign.sampleRatio.check.map { check in
+            ReportJSON.object([
+                ("chi2", ReportJSON.number(check.chi2)),
+                ("df", ReportJSON.integer(check.degreesOfFreedom)),
+                ("p_value", ReportJSON.number(check.pValue)),
+                ("mismatch", .bool(check.mismatch)),
+            ])
+        } ?? .null
+        return ReportJSON.object([
+            ("app", .string(campaign.app)),
+            ("campaign_id", .string(campaign.campaignID)),
+            ("conversion_event", ReportJSON.string(campaign.conversionEvent)),
+            ("window_days", ReportJSON.number(campaign.window.days)),
+            ("as_of", .string(ReportText.timestamp(campaign.asOf))),
+            ("arms", .array(campaign.arms.map { arm in
+                ReportJSON.object([
+                    ("variant_id", ReportJSON.string(arm.variantID)),
+                    ("control", .bool(arm.control)),
+                    ("users", ReportJSON.integer(arm.users)),
+                    ("converters", ReportJSON.integer(arm.converters)),
+                    ("rate", ReportJSON.number(arm.rate)),
+                ])
+            })),
+            ("comparisons", .array(campaign.comparisons.map { comparison in
+                let statistics = comparison.statistics
+                return ReportJSON.object([
+                    ("variant_id", ReportJSON.string(comparison.variantID)),
+                    ("difference", ReportJSON.number(statistics.difference)),
+                    ("difference_ci95", intervalJSON(statistics.differenceCI95)),
+                    ("relative_lift", ReportJSON.number(statistics.relativeLift)),
+                    ("relative_lift_ci95", intervalJSON(statistics.relativeLiftCI95)),
+                    ("z", ReportJSON.number(statistics.z)),
+                    ("p_value", ReportJSON.number(statistics.pValue)),
+                    ("p_value_holm", ReportJSON.number(statistics.pValueHolm)),
+                    ("confidence", ReportJSON.number(statistics.confidence)),
+                    ("chance_to_beat_control", ReportJSON.number(statistics.chanceToBeatControl)),
+                ])
+            })),
+            ("srm", srm),
+        ])
+    }
+
+    /// `[lower, upper]`, or `null`.
+    private static func intervalJSON(_ interval: Interval?) -> JSONValue {
+        interval.map { .array([ReportJSON.number($0.lower), ReportJSON.number($0.upper)]) } ?? .null
+    }
+
+    /// One row per arm with its comparison (variants) and the campaign's sample ratio check.
+    func table(exact: Bool) -> TextTable {
+        let style = CellStyle(exact: exact)
+        var header = ["app", "campaign_id", "conversion_event", "window", "arm", "users", "converters", "rate",
+                      "difference"]
+        header += style.intervalHeader("difference_ci95")
+        header.append("relative_lift")
+        header += style.intervalHeader("relative_lift_ci95")
+        header += ["z", "p_value", "p_value_holm", "confidence", "chance_to_beat_control", "srm_p_value", "srm_mismatch"]
+        var rows: [[String?]] = []
+        for campaign in campaigns {
+            for arm in campaign.arms {
+                rows.append(Self.cells(arm: arm, of: campaign, style: style))
+            }
+        }
+        return TextTable(header: header, rows: rows)
+    }
+
+    private static func cells(arm: ControlArm, of campaign: ControlCampaign, style: CellStyle) -> [String?] {
+        let statistics: VariantComparison? = arm.control
+            ? nil : campaign.comparisons.first { $0.variantID == arm.variantID }?.statistics
+        let check = campaign.sampleRatio.check
+        var cells: [String?] = [campaign.app, campaign.campaignID, campaign.conversionEvent,
+                                campaign.window.description, arm.splitName, String(arm.users)]
+        cells.append(arm.converters.map { String($0) })
+        cells.append(style.rate(arm.rate))
+        cells.append(style.rate(statistics?.difference))
+        cells += style.interval(statistics?.differenceCI95)
+        cells.append(style.rate(statistics?.relativeLift))
+        cells += style.interval(statistics?.relativeLiftCI95)
+        cells.append(style.statistic(statistics?.z))
+        cells.append(style.statistic(statistics?.pValue))
+        cells.append(style.statistic(statistics?.pValueHolm))
+        cells.append(style.rate(statistics?.confidence))
+        cells.append(style.rate(statistics?.chanceToBeatControl))
+        cells.append(style.statistic(check?.pValue))
+        cells.append(check.map { $0.mismatch ? "true" : "false" })
+        return cells
+    }
+}

@@ -1,0 +1,69 @@
+public import CardinalStore
+
+extension ControlReport {
+    /// The report as rows of `cardinal.report_control`: one per arm of each campaign the report shows.
+    public var records: [ControlReportRecord] {
+        campaigns.flatMap { campaign in
+            campaign.arms.map { arm in
+                var record = ControlReportRecord(
+                    arm: ControlArmRow(
+                        app: campaign.app, campaignID: campaign.campaignID, conversionEvent: campaign.conversionEvent,
+                        window: campaign.window, variantID: arm.variantID, control: arm.control, users: arm.users,
+                        converters: arm.converters, exposedUsers: arm.exposedUsers,
+                        usersInSeveralArms: campaign.usersInSeveralArms
+                    ),
+                    asOf: campaign.asOf
+                )
+                record.rate = arm.rate
+                if !arm.control, let statistics = campaign.comparisons.first(where: { $0.variantID == arm.variantID })?.statistics {
+                    record.difference = statistics.difference
+                    record.differenceLower = statistics.differenceCI95?.lower
+                    record.differenceUpper = statistics.differenceCI95?.upper
+                    record.relativeLift = statistics.relativeLift
+                    record.relativeLiftLower = statistics.relativeLiftCI95?.lower
+                    record.relativeLiftUpper = statistics.relativeLiftCI95?.upper
+                    record.z = statistics.z
+                    record.pValue = statistics.pValue
+                    record.pValueHolm = statistics.pValueHolm
+                    record.confidence = statistics.confidence
+                    record.chanceToBeatControl = statistics.chanceToBeatControl
+                }
+                if let check = campaign.sampleRatio.check {
+                    record.srmChi2 = check.chi2
+                    record.srmDegreesOfFreedom = check.degreesOfFreedom
+                    record.srmPValue = check.pValue
+                    record.srmMismatch = check.mismatch
+                }
+                record.srmSkipped = campaign.sampleRatioSkipped
+                return record
+            }
+        }
+    }
+
+    /// A `sample_ratio_mismatch` finding for every campaign (control experiment or not) whose arm sizes do not
+    /// fit the expected split, for the anomalies report.
+    public var sampleRatioFindings: [AnomalyFinding] {
+        allCampaigns.compactMap { campaign in
+            guard let check = campaign.sampleRatio.check, check.mismatch else {
+                return nil
+            }
+            let total = Double(campaign.splitArms.map(\.users).reduce(0, +))
+            let weights = campaign.splitArms.map(\.weight).reduce(0, +)
+            var items = [
+                AnomalyEvidence.Item(name: "chi2", value: check.chi2),
+                AnomalyEvidence.Item(name: "df", value: Double(check.degreesOfFreedom)),
+                AnomalyEvidence.Item(name: "p_value", value: check.pValue),
+            ]
+            for arm in campaign.splitArms {
+                items.append(AnomalyEvidence.Item(name: "users.\(arm.name)", value: Double(arm.users)))
+                items.append(AnomalyEvidence.Item(name: "expected_users.\(arm.name)", value: total * arm.weight / weights))
+            }
+            return AnomalyFinding(
+                kind: .sampleRatioMismatch, severity: .critical, app: campaign.app, campaignID: campaign.campaignID,
+                evidence: AnomalyEvidence(items),
+                likelyCause: "Arm sizes do not fit the expected split: control impressions lost by a custom UI, a "
+                    + "broken assignment, or a split setting that does not match the campaign."
+            )
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import CardinalStore
+import Foundation
+
+/// Sentences shared by the human-readable renderings.
+enum ReportText {
+    /// `App shop, all campaigns, 2026-11-01 to 2026-11-30 (report days), test events excluded.`
+    static func scopeLine(_ scope: ReportScope) -> String {
+        let app = scope.app.map { "App \($0)" } ?? "All apps"
+        let campaign = scope.campaign.map { "campaign \($0)" } ?? "all campaigns"
+        let tests = scope.includeTest ? "test events included" : "test events excluded"
+        return "\(app), \(campaign), \(scope.from) to \(scope.to) (report days, both included), \(tests)."
+    }
+}
+
+extension ReportText {
+    /// An instant as RFC 3339 in UTC, `2026-11-30T12:00:00Z` (whole seconds: the CLI's `--as-of` has no
+    /// fractions, and its default, now, is truncated to the second).
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

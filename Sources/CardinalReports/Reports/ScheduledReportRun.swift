@@ -1,0 +1,47 @@
+public import CardinalStore
+public import Foundation
+public import PostgresClient
+
+/// The scheduled job, `cardinal report run`: computes the three reports for the recent window and stores them,
+/// stamped with a run in `cardinal.report_runs`, so that psql users and dashboards read the `latest_*` views
+/// instead of recomputing.
+public struct ScheduledReportRun: Sendable, Equatable {
+    /// The run's id.
+    public var runID: Int64
+    /// The unique-impressions report as stored (no breakdown).
+    public var uniqueImpressions: UniqueImpressionsReport
+    /// The anomalies report as stored, sample ratio mismatches included.
+    public var anomalies: AnomaliesReport
+    /// The control report as stored.
+    public var control: ControlReport
+
+    /// Runs the job: records the run, computes every report, then stores the results and marks the run
+    /// succeeded in one transaction. On any failure the run is marked failed with the error, and the error is
+    /// rethrown; nothing of the run's results is stored then.
+    /// - Parameters:
+    ///   - connection: A connection that is not inside a transaction.
+    ///   - scope: The app (or all), the report days and test events; the campaign is normally `nil`.
+    ///   - asOf: The maturity cut-off of the control report.
+    public static func perform(
+        connection: PostgresConnection, scope: ReportScope, asOf: Date
+    ) throws -> ScheduledReportRun {
+        let store = ReportRunStore(connection: connection)
+        let runID = try store.begin(scope: scope, asOf: asOf)
+        do {
+            let uniqueImpressions = try UniqueImpressionsReport.run(connection: connection, scope: scope)
+            let control = try ControlReport.run(connection: connection, scope: scope, asOf: asOf)
+            let anomalies = try AnomaliesReport.run(connection: connection, scope: scope, control: control)
+            try store.finish(
+                runID: runID, uniqueImpressions: uniqueImpressions.rows, anomalies: anomalies.findings,
+                control: control.records
+            )
+            return ScheduledReportRun(
+                runID: runID, uniqueImpressions: uniqueImpressions, anomalies: anomalies, control: control
+            )
+        } catch {
+            // The failure to record the failure is not worth hiding the original error for.
+            try? store.fail(runID: runID, error: String(describing: error).split(separator: "\n").first.map(String.init) ?? "")
+            throw error
+        }
+    }
+}

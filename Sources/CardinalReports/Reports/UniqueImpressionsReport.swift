@@ -1,0 +1,32 @@
+public import CardinalStore
+public import PostgresClient
+
+/// The unique-impressions report: impressions, uniques, recipients, clicks and dismissals with their rates,
+/// per app × campaign (or canvas step) × variant × channel, computed by `cardinal.unique_impressions`.
+public struct UniqueImpressionsReport: Sendable, Equatable {
+    /// What the report covers.
+    public var scope: ReportScope
+    /// The extra column, if any.
+    public var breakdown: ReportBreakdown?
+    /// The rows, in the SQL function's order.
+    public var rows: [UniqueImpressionsRow]
+
+    /// Creates a report from rows already computed.
+    public init(scope: ReportScope, breakdown: ReportBreakdown?, rows: [UniqueImpressionsRow]) {
+        self.scope = scope
+        self.breakdown = breakdown
+        self.rows = rows
+    }
+
+    /// Computes the report.
+    /// - Throws: `PostgresError`, e.g. SQLSTATE 22023 when `scope.from` is after `scope.to`.
+    public static func run(
+        connection: PostgresConnection, scope: ReportScope, by breakdown: ReportBreakdown? = nil
+    ) throws -> UniqueImpressionsReport {
+        UniqueImpressionsReport(
+            scope: scope,
+            breakdown: breakdown,
+            rows: try UniqueImpressionsQuery(connection: connection).run(scope, by: breakdown)
+        )
+    }
+}
