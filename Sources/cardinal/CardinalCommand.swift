@@ -6,7 +6,7 @@ enum CardinalCommand {
         name: "cardinal",
         abstract: "Cardinal's command line: schema migrations, apps and ingest keys, and reports.",
         discussion: "Every command reads the database from --database-url or CARDINAL_DATABASE_URL.",
-        subcommands: [MigrateCommand.spec, AppsCommand.spec, KeysCommand.spec]
+        subcommands: [MigrateCommand.spec, AppsCommand.spec, KeysCommand.spec, CampaignsCommand.spec, ReportCommand.spec]
     )
 
     /// The leaf commands by path (without the program name).
@@ -17,5 +17,11 @@ enum CardinalCommand {
         ["keys", "create"]: KeysCommand.create,
         ["keys", "list"]: KeysCommand.list,
         ["keys", "revoke"]: KeysCommand.revoke,
+        ["campaigns", "set"]: CampaignsCommand.set,
+        ["campaigns", "list"]: CampaignsCommand.list,
+        ["report", "unique-impressions"]: ReportCommand.uniqueImpressions,
+        ["report", "anomalies"]: ReportCommand.anomalies,
+        ["report", "control"]: ReportCommand.control,
+        ["report", "run"]: ReportCommand.run,
     ]
 }

@@ -27,12 +27,18 @@ struct CommandContext {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    /// Writes one line of human-readable information to standard error (never part of the scriptable output).
+    func warn(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     /// Prints a listing in the chosen format; `json` is an array of objects keyed by the header.
     func printListing(_ table: TextTable) {
         switch format {
         case .table: print(table.renderAligned())
         case .csv: print(table.renderCSV())
         case .json: print(table.renderJSON() + "\n")
+        case .html: print(table.renderHTML(title: "cardinal " + arguments.commandPath.dropFirst().joined(separator: " ")))
         }
     }
 }
@@ -45,7 +51,7 @@ enum CommonOptions {
     )
 
     static let format = OptionSpec(
-        "format", help: "Output format: table, csv or json.", default: "table",
+        "format", help: "Output format: table, csv, json or html.", default: "table",
         allowedValues: OutputFormat.allCases.map(\.rawValue)
     )
 }

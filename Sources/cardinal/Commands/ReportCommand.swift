@@ -1,0 +1,147 @@
+import ArgumentKit
+import CardinalReports
+import CardinalStore
+import Foundation
+import PostgresClient
+
+/// `cardinal report …`: the three reports, printed, and the scheduled job that stores them.
+enum ReportCommand {
+    static let spec = CommandSpec(
+        name: "report",
+        abstract: "Compute and print reports, or run the scheduled job that stores them for psql and dashboards.",
+        discussion: """
+            Every report calls the SQL function psql users call (cardinal.unique_impressions, cardinal.anomalies, \
+            cardinal.control_arms); report days are calendar days in each campaign's report time zone. JSON \
+            output is the stable contract for scripts.
+            """,
+        subcommands: [
+            CommandSpec(
+                name: "unique-impressions",
+                abstract: "Impressions, unique (daily) impressions, recipients, clicks, dismissals and their rates.",
+                options: [CommonOptions.databaseURL, ReportOptions.app, ReportOptions.campaign, ReportOptions.from,
+                          ReportOptions.to, ReportOptions.by, CommonOptions.format],
+                flags: [ReportOptions.includeTest]
+            ),
+            CommandSpec(
+                name: "anomalies",
+                abstract: "Integration-health findings by campaign, channel, platform, SDK and app version.",
+                discussion: """
+                    Kinds: dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, \
+                    control_impressions_missing, control_interaction, repeated_impressions, users_in_several_arms, \
+                    sample_ratio_mismatch (from the control report, hence --as-of, --conversion and --window).
+                    """,
+                options: [CommonOptions.databaseURL, ReportOptions.app, ReportOptions.campaign, ReportOptions.from,
+                          ReportOptions.to, ReportOptions.asOf, ReportOptions.conversion, ReportOptions.window,
+                          CommonOptions.format, ReportOptions.failOn],
+                flags: [ReportOptions.includeTest]
+            ),
+            CommandSpec(
+                name: "control",
+                abstract: "Each variant against control: matured users, conversion rates, intervals, tests, SRM.",
+                discussion: """
+                    A user is exposed at the first impression (control arm: first control impression; push: the \
+                    send), converts with the conversion event within the window after it, and counts once the \
+                    window has elapsed by --as-of. Users exposed to several arms are left out.
+                    """,
+                options: [CommonOptions.databaseURL, ReportOptions.app, ReportOptions.campaign, ReportOptions.from,
+                          ReportOptions.to, ReportOptions.asOf, ReportOptions.conversion, ReportOptions.window,
+                          CommonOptions.format],
+                flags: [ReportOptions.includeTest]
+            ),
+            CommandSpec(
+                name: "run",
+                abstract: "The scheduled job: compute every report for the recent days and store it as a new run.",
+                discussion: """
+                    Results go to cardinal.report_runs and the report tables; read them with the views \
+                    cardinal.latest_unique_impressions, latest_anomalies and latest_control. Prints the run id. \
+                    For cron: 15 3 * * * cardinal report run --fail-on critical (exit 3 mails the findings).
+                    """,
+                options: [
+                    CommonOptions.databaseURL, ReportOptions.app,
+                    OptionSpec("since", help: "First report day, YYYY-MM-DD (default: 30 days before today, UTC).",
+                               valueName: "date"),
+                    ReportOptions.asOf, ReportOptions.failOn,
+                ],
+                flags: [ReportOptions.includeTest]
+            ),
+        ]
+    )
+
+    static func uniqueImpressions(_ context: CommandContext) throws {
+        let arguments = context.arguments
+        let scope = try ReportOptions.scope(arguments)
+        let connection = try context.connect()
+        try checkApp(scope, connection)
+        let report = try UniqueImpressionsReport.run(
+            connection: connection, scope: scope, by: arguments.option("by").flatMap(ReportBreakdown.init(rawValue:))
+        )
+        context.print(report.render(context.format))
+    }
+
+    static func anomalies(_ context: CommandContext) throws {
+        let arguments = context.arguments
+        let scope = try ReportOptions.scope(arguments)
+        let asOf = try ReportOptions.asOf(arguments)
+        let window = try ReportOptions.window(arguments)
+        let connection = try context.connect()
+        try checkApp(scope, connection)
+        let report = try AnomaliesReport.run(
+            connection: connection, scope: scope, asOf: asOf, conversion: arguments.option("conversion"), window: window
+        )
+        context.print(report.render(context.format))
+        if let threshold = ReportOptions.failThreshold(arguments), threshold.isTripped(by: report.findings) {
+            throw CommandExit(code: ExitCode.findings)
+        }
+    }
+
+    static func control(_ context: CommandContext) throws {
+        let arguments = context.arguments
+        let scope = try ReportOptions.scope(arguments)
+        let asOf = try ReportOptions.asOf(arguments)
+        let window = try ReportOptions.window(arguments)
+        let connection = try context.connect()
+        try checkApp(scope, connection)
+        let report = try ControlReport.run(
+            connection: connection, scope: scope, asOf: asOf, conversion: arguments.option("conversion"), window: window
+        )
+        for campaign in report.campaigns where campaign.conversionEvent == nil {
+            context.warn("""
+                control: campaign \(campaign.campaignID) of \(campaign.app) has no conversion event; set one with \
+                'cardinal campaigns set --conversion NAME' or pass --conversion
+                """)
+        }
+        context.print(report.render(context.format))
+    }
+
+    static func run(_ context: CommandContext) throws {
+        let arguments = context.arguments
+        let scope = try ReportOptions.runScope(arguments)
+        let asOf = try ReportOptions.asOf(arguments)
+        let connection = try context.connect()
+        try checkApp(scope, connection)
+        let run = try ScheduledReportRun.perform(connection: connection, scope: scope, asOf: asOf)
+        let findings = run.anomalies.findings
+        let critical = findings.filter { $0.severity == .critical }.count
+        context.warn("""
+            report run \(run.runID): \(scope.from) to \(scope.to), \(run.uniqueImpressions.rows.count) \
+            unique-impressions rows, \(run.control.campaigns.count) control campaigns, \(findings.count) findings \
+            (\(critical) critical)
+            """)
+        context.print("\(run.runID)\n")
+        if let threshold = ReportOptions.failThreshold(arguments), threshold.isTripped(by: findings) {
+            throw CommandExit(code: ExitCode.findings)
+        }
+    }
+
+    /// An app that does not exist would give an empty report that looks like a quiet one.
+    private static func checkApp(_ scope: ReportScope, _ connection: PostgresConnection) throws {
+        if let app = scope.app {
+            _ = try AppStore(connection: connection).find(name: app)
+        }
+    }
+}
+
+extension ExitCode {
+    /// `--fail-on` found findings at or above its level (the report was printed in full first).
+    static let findings: Int32 = 3
+}
