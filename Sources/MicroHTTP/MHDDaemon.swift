@@ -33,14 +33,15 @@ final class MHDDaemon {
         // SAFETY: see `MHDCallbacks`; the core is borrowed unretained because `HTTPServer` keeps it alive.
         let cls = Unmanaged.passUnretained(core).toOpaque()
         let clsArgument = OpaquePointer(cls)
+        // The logger comes first: libmicrohttpd prints messages about earlier options to stderr otherwise.
         var options: [any CVarArg] = [
+            MHD_OPTION.EXTERNAL_LOGGER.rawValue, cFunction(MHDCallbacks.logger), clsArgument,
             MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(configuration.connectionLimit),
             MHD_OPTION.CONNECTION_TIMEOUT.rawValue, timeoutSeconds(configuration.connectionTimeout),
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue, configuration.connectionMemoryLimit,
             MHD_OPTION.LISTEN_SOCKET.rawValue, socket.descriptor,
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, cFunction(MHDCallbacks.requestCompleted), clsArgument,
             MHD_OPTION.NOTIFY_CONNECTION.rawValue, cFunction(MHDCallbacks.connectionNotification), clsArgument,
-            MHD_OPTION.EXTERNAL_LOGGER.rawValue, cFunction(MHDCallbacks.logger), clsArgument,
         ]
         if configuration.threadPoolSize > 0 {
             options += [MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(configuration.threadPoolSize)]
