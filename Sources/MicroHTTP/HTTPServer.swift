@@ -62,7 +62,10 @@ public final class HTTPServer: Sendable {
     /// Closes every connection and stops the server threads (`MHD_stop_daemon`). Idempotent.
     ///
     /// Requests still waiting for a response are closed without one; their ``HTTPResponder`` ignores later
-    /// calls. Must not be called from a handler (it waits for the server threads).
+    /// calls. Must not be called from a handler (it waits for the server threads). When two threads call it
+    /// at once, one stops the daemon and the other returns at once.
+    ///
+    /// - Warning: a handler that captures its server keeps it alive, so `deinit` never runs; call `stop()`.
     public func stop() {
         // The daemon leaves the lock before it is stopped, so a handler calling `quiesce` meanwhile does not
         // wait on a lock held by a thread that is itself waiting for that handler's thread to finish.

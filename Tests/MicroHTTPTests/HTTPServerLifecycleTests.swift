@@ -80,6 +80,30 @@ import Testing
         #expect(closed)
     }
 
+    @Test("Responses racing stop neither crash nor hang; each client gets its response or a closed connection")
+    func respondRacesStop() async throws {
+        let deferred = DeferredRequests()
+        let server = try makeServer(handler: deferred.handler)
+        var pending = deferred.stream.makeAsyncIterator()
+        let clients = try (0..<50).map { _ in try RawHTTPClient(port: server.port) }
+        for client in clients { try client.request("GET", "/pending") }
+        var responders: [HTTPResponder] = []
+        for _ in clients { responders.append(try #require(await pending.next()).1) }
+
+        let answering = Task { try await onThread { [responders] in
+            for responder in responders { responder.respond(.text(200, "answered")) }
+        } }
+        server.stop()
+        try await answering.value
+        let outcomes = try await onThread {
+            clients.map { client -> String in (try? client.readResponse().text) ?? "closed" }
+        }
+
+        #expect(outcomes.count == 50)
+        #expect(outcomes.allSatisfy { $0 == "answered" || $0 == "closed" })
+        #expect(server.activeConnections == 0)
+    }
+
     @Test("A respond after the client hung up is harmless and the server keeps serving")
     func respondAfterClientLeft() async throws {
         let deferred = DeferredRequests()

@@ -99,6 +99,30 @@ import Testing
         #expect(waiting.withLock { $0.count } == total)
     }
 
+    @Test("Responses racing the handler's return are each delivered once, to the right request")
+    func respondRacesHandlerReturn() async throws {
+        // Answering from another thread at once lands sometimes before the handler returns, sometimes after
+        // the connection was suspended: both paths must deliver.
+        let server = try makeServer { request, responder in
+            DispatchQueue.global().async { responder.respond(.text(200, request.query["n"] ?? "?")) }
+        }
+        defer { server.stop() }
+
+        let replies = try await onThread { [port = server.port] in
+            let clients = try (0..<10).map { _ in try RawHTTPClient(port: port) }
+            var replies: [String] = []
+            for round in 0..<50 {
+                for (index, client) in clients.enumerated() {
+                    try client.request("GET", "/race?n=\(round * 10 + index)")
+                }
+                replies += try clients.map { try $0.readResponse().text }
+            }
+            return replies
+        }
+
+        #expect(replies == (0..<500).map(String.init))
+    }
+
     @Test("Several requests on one keep-alive connection are all answered on it")
     func keepAlive() async throws {
         let server = try makeServer { request, responder in
