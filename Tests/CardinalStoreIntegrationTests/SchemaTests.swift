@@ -6,16 +6,18 @@ import Testing
 import TestSupport
 
 @Suite struct SchemaTests {
-    @Test("Every table, view and column of the cardinal schema has a comment")
-    func everythingIsCommented() throws {
+    @Test(
+        "After migrating, every object and column is commented and every grant follows the role model",
+        arguments: ["uncommented_columns.sql", "uncommented_objects.sql", "privilege_drift.sql"]
+    )
+    func schemaChecksFindNothing(check: String) throws {
         let database = try TestDatabase.migrated(prefix: "schema")
         defer { database.drop() }
-        let check = try String(
-            contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent("SQL/checks/uncommented_columns.sql"),
-            encoding: .utf8
+        let query = try String(
+            contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent("SQL/checks/\(check)"), encoding: .utf8
         )
-        let missing = try database.connect().query(check)
-        #expect(missing.isEmpty, "uncommented: \(missing.map { $0[0] ?? "" } + missing.map { $0[1] ?? "" })")
+        let problems = try database.connect().query(query)
+        #expect(problems.isEmpty, "\(check): \(problems.map { "\($0[0] ?? "") \($0[1] ?? "")" })")
     }
 
     @Test("The ingest role writes events through the writer but cannot read what users did")
