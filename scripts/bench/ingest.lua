@@ -1,7 +1,8 @@
 -- wrk script: POST /v1/events with realistic batches of unique events.
 -- Every request carries BATCH events (default 100) of mixed channels and types with ids that are unique across
 -- threads and requests (thread number and a counter in the UUID), times spread over the last hour.
--- Environment: CARDINAL_KEY (ingest key), BATCH (events per request), ID_OFFSET (see below).
+-- Environment: CARDINAL_KEY (ingest key), BATCH (events per request), ID_OFFSET (see below), DELAY_MS (pause
+-- between a connection's requests, to hold a rate below the peak).
 
 local counter = 0
 thread_id = 0 -- set per thread by setup(); a global so that setup() can reach it
@@ -13,6 +14,11 @@ local now_ms = os.time() * 1000
 local channels = { "content_card", "in_app_message", "banner", "push", "feature_flag" }
 local types = { "impression", "impression", "impression", "click", "dismissal", "send" }
 local platforms = { "ios", "android", "web" }
+
+local delay_ms = tonumber(os.getenv("DELAY_MS") or "0")
+if delay_ms > 0 then
+   function delay() return delay_ms end
+end
 
 local threads = {}
 function setup(thread)
