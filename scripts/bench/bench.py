@@ -4,7 +4,7 @@
 Uses a database of its own (cardinal_bench) in the private cluster, the release build of cardinald and
 cardinal, and wrk with scripts/bench/ingest.lua as the load generator. Every figure is the median of
 BENCH_RUNS runs, with min and max. Knobs (environment): BENCH_RUNS (3), BENCH_SECONDS (15, per run),
-BENCH_CONNECTIONS (8), BENCH_BATCH (100 events per request), BENCH_WRITERS (2).
+BENCH_CONNECTIONS (32), BENCH_BATCH (100 events per request), BENCH_WRITERS (2).
 Prints a table and writes the figures as JSON to bench-results/ (the path is printed at the end).
 """
 import json
@@ -21,7 +21,7 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "15"))
-CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "8"))
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 BATCH = int(os.environ.get("BENCH_BATCH", "100"))
 WRITERS = os.environ.get("BENCH_WRITERS", "2")
 COLUMNS = ("app_id, id, type, channel, time, received_at, user_id, device_id, session_id, campaign_id, canvas_id, "
