@@ -36,5 +36,11 @@ test: build db
 run: build db migrate
 	@CARDINAL_DATABASE_URL="$(DB_URL)" BIN_DIR="$(BIN_DIR)" scripts/run-demo.sh
 
+# Ingest against raw COPY, and the reports against naive SQL, on the release build (see README, Performance).
+bench: db
+	@CARDINAL_DEPS_BENCH=1 scripts/deps.sh
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	python3 scripts/bench/bench.py
+
 clean: db-stop
 	rm -rf .build .data

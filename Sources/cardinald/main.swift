@@ -1,1 +1,53 @@
-print("cardinald")
+import ArgumentKit
+import CardinalIngest
+import Dispatch
+import Foundation
+
+let outcome = CommandLineParser.parse(
+    Array(CommandLine.arguments.dropFirst()), root: DaemonCommand.spec, environment: ProcessInfo.processInfo.environment
+)
+let arguments: ParsedArguments
+switch outcome {
+case let .help(text):
+    FileHandle.standardOutput.write(Data(text.utf8))
+    exit(ExitCode.success)
+case let .usageError(error):
+    FileHandle.standardError.write(Data(error.description.utf8))
+    exit(ExitCode.usage)
+case let .run(parsed):
+    arguments = parsed
+}
+
+let (configuration, level): (IngestConfiguration, Logger.Level)
+do {
+    (configuration, level) = try DaemonCommand.configuration(from: arguments)
+} catch {
+    FileHandle.standardError.write(Data(error.description.utf8))
+    exit(ExitCode.usage)
+}
+
+let logger = Logger(minimumLevel: level)
+let service: IngestService
+do {
+    service = try IngestService(configuration: configuration, logger: logger)
+} catch {
+    logger.log(.error, "cannot start", ["error": String(describing: error)])
+    exit(ExitCode.failure)
+}
+
+// Signals arrive on a dispatch source rather than in a C handler, so shutdown can run ordinary Swift code.
+let stop = DispatchSemaphore(value: 0)
+var signalSources: [any DispatchSourceSignal] = []
+for signalNumber in [SIGTERM, SIGINT] {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+    source.setEventHandler {
+        logger.log(.info, "signal received", ["signal": signalNumber == SIGTERM ? "TERM" : "INT"])
+        stop.signal()
+    }
+    source.resume()
+    signalSources.append(source)
+}
+stop.wait()
+service.shutDown()
+exit(ExitCode.success)

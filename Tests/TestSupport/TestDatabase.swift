@@ -1,5 +1,5 @@
-import CardinalStore
-public import Foundation
+public import CardinalStore
+import Foundation
 public import PostgresClient
 
 /// A database of its own for one test: created empty with a unique name, dropped by `drop()`.

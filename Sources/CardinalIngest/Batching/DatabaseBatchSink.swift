@@ -1,0 +1,70 @@
+import CardinalStore
+import Foundation
+import PostgresClient
+
+/// Writes batches into PostgreSQL on one dedicated connection, reconnecting after the connection breaks.
+///
+/// While the database is down, a reconnect is attempted at most once per `reconnectInterval`; batches in
+/// between fail at once with `.databaseUnavailable`, so clients get a quick 503 instead of a hang.
+final class DatabaseBatchSink: BatchSink {
+    private let connectionString: String
+    private let reconnectInterval: Duration
+    private let health: DatabaseHealth
+    private let metrics: IngestMetrics
+    private let logger: Logger
+    private var writer: EventWriter?
+    private var lastConnectAttempt: ContinuousClock.Instant?
+
+    init(connectionString: String, reconnectInterval: Duration, health: DatabaseHealth, metrics: IngestMetrics, logger: Logger) {
+        self.connectionString = connectionString
+        self.reconnectInterval = reconnectInterval
+        self.health = health
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    func write(events: [EventRecord], rejections: [RejectionRecord]) throws(WriteFailure) -> [Bool] {
+        let writer = try connectedWriter()
+        let started = ContinuousClock.now
+        do {
+            let inserted = try writer.write(events: events, rejections: rejections)
+            metrics.recordCommit(events: events.count + rejections.count, duration: ContinuousClock.now - started)
+            return inserted
+        } catch let error as PostgresError {
+            metrics.recordDatabaseError(sqlState: error.sqlState?.rawValue)
+            if error.isConnectionProblem || !writer.isUsable {
+                self.writer = nil
+                health.markUnavailable(reason: error.message, logger: logger)
+                throw .databaseUnavailable
+            }
+            throw .refusedByDatabase(error.description)
+        } catch {
+            throw .refusedByDatabase(String(describing: error))
+        }
+    }
+
+    private func connectedWriter() throws(WriteFailure) -> EventWriter {
+        if let writer {
+            return writer
+        }
+        let now = ContinuousClock.now
+        if let last = lastConnectAttempt, now - last < reconnectInterval {
+            throw .databaseUnavailable
+        }
+        lastConnectAttempt = now
+        do {
+            let writer = EventWriter(connection: try PostgresConnection(connectionString: connectionString))
+            self.writer = writer
+            health.markAvailable(logger: logger)
+            return writer
+        } catch {
+            metrics.recordDatabaseError(sqlState: nil)
+            health.markUnavailable(reason: String(describing: error), logger: logger)
+            throw .databaseUnavailable
+        }
+    }
+}
+
+// A sink is handed to one writer thread when the batcher starts and used by that thread alone from then on;
+// its mutable connection state never crosses threads.
+extension DatabaseBatchSink: @unchecked Sendable {}

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// Whether the writers can reach the database, as they last found out. Transitions are logged once, not on
+/// every failed batch, and exported as the `cardinal_ingest_database_up` gauge.
+final class DatabaseHealth: Sendable {
+    private let isAvailable = Mutex(true)
+    private let metrics: IngestMetrics
+
+    init(metrics: IngestMetrics) {
+        self.metrics = metrics
+        metrics.setDatabaseUp(true)
+    }
+
+    var available: Bool { isAvailable.withLock { $0 } }
+
+    func markAvailable(logger: Logger) {
+        let changed = isAvailable.withLock { value in
+            defer { value = true }
+            return !value
+        }
+        if changed {
+            metrics.setDatabaseUp(true)
+            logger.log(.info, "database reachable again")
+        }
+    }
+
+    func markUnavailable(reason: String, logger: Logger) {
+        let changed = isAvailable.withLock { value in
+            defer { value = false }
+            return value
+        }
+        if changed {
+            metrics.setDatabaseUp(false)
+            logger.log(.error, "database unavailable; answering 503 until it is back", ["db.error": reason])
+        }
+    }
+}

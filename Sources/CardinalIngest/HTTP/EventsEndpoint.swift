@@ -1,0 +1,124 @@
+import CardinalCore
+import CardinalStore
+import Foundation
+import Gzip
+import MicroHTTP
+
+/// `POST /v1/events`: authenticates, inflates, decodes and validates a batch, submits it for group commit and
+/// answers once every event is stored, a duplicate, or rejected.
+struct EventsEndpoint: Sendable {
+    let keys: IngestKeyCache
+    let decoder: BatchDecoder
+    let batcher: Batcher
+    let metrics: IngestMetrics
+    let logger: Logger
+    let maxInflatedBytes: Int
+    let requestTimeout: Duration
+
+    /// Handles one request; blocking work (a key lookup on a cache miss) is allowed: this runs on the
+    /// processing queue, not on the HTTP thread.
+    func handle(_ request: HTTPRequest, requestID: String, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        let receivedAt = Date.now
+        let appID: Int64
+        switch authenticate(request) {
+        case let .success(id):
+            appID = id
+        case let .failure(error):
+            return respond(error.response)
+        }
+        let decoded: DecodedBatch
+        switch decode(request, receivedAt: receivedAt) {
+        case let .success(batch):
+            decoded = batch
+        case let .failure(error):
+            return respond(error.response)
+        }
+        let rejections = decoded.rejections
+        if decoded.events.isEmpty && rejections.isEmpty {
+            return respond(IngestResponse.batchResult(accepted: 0, duplicates: 0, rejections: []))
+        }
+        let submission = Submission(
+            events: decoded.events.map { EventRecord(appID: appID, event: $0.event, receivedAt: receivedAt) },
+            rejections: rejections.map {
+                RejectionRecord(appID: appID, requestID: requestID, receivedAt: receivedAt, rejection: $0)
+            },
+            deadline: .now + requestTimeout
+        ) { [metrics, logger] outcome in
+            switch outcome {
+            case let .written(inserted):
+                let accepted = inserted.lazy.filter { $0 }.count
+                metrics.recordEvents(
+                    accepted: accepted, duplicates: inserted.count - accepted,
+                    rejectionCodes: rejections.map(\.code.rawValue)
+                )
+                respond(IngestResponse.batchResult(
+                    accepted: accepted, duplicates: inserted.count - accepted, rejections: rejections
+                ))
+            case let .notWritten(failure):
+                if case let .refusedByDatabase(reason) = failure {
+                    logger.log(.error, "database refused a batch", ["ingest.request_id": requestID, "db.error": reason])
+                }
+                respond(IngestResponse.failure(failure))
+            }
+        }
+        batcher.submit(submission)
+    }
+
+    private func authenticate(_ request: HTTPRequest) -> Result<Int64, ResponseError> {
+        guard let token = BearerToken(authorization: request.headers["Authorization"]) else {
+            return .failure(.init(Self.unauthorized))
+        }
+        let resolution: IngestKeyCache.Resolution
+        if let cached = keys.cached(token.value) {
+            resolution = cached
+        } else {
+            do {
+                resolution = try keys.resolve(token.value)
+            } catch {
+                logger.log(.warning, "cannot look up an ingest key", ["db.error": String(describing: error)])
+                return .failure(.init(IngestResponse.failure(.databaseUnavailable)))
+            }
+        }
+        guard case let .app(appID) = resolution else {
+            return .failure(.init(Self.unauthorized))
+        }
+        return .success(appID)
+    }
+
+    private func decode(_ request: HTTPRequest, receivedAt: Date) -> Result<DecodedBatch, ResponseError> {
+        guard let format = RequestHeadCheck.batchFormat(contentType: request.headers["Content-Type"]) else {
+            return .failure(.init(IngestResponse.error(415, code: "unsupported_media_type",
+                                                       message: "Content-Type must be application/json or application/x-ndjson")))
+        }
+        var body = request.body
+        if ContentEncoding(header: request.headers["Content-Encoding"]) == .gzip {
+            do {
+                body = try Gzip.inflate(body, maxOutputBytes: maxInflatedBytes)
+            } catch .outputTooLarge(let limit) {
+                return .failure(.init(IngestResponse.error(
+                    413, code: "payload_too_large", message: "the body inflates to more than \(limit) bytes"
+                )))
+            } catch {
+                return .failure(.init(IngestResponse.error(400, code: "invalid_gzip", message: "the gzip body is corrupt")))
+            }
+        }
+        do {
+            return .success(try decoder.decode(body, format: format, receivedAt: receivedAt))
+        } catch {
+            return .failure(.init(IngestResponse.error(400, code: "not_a_batch", message: String(describing: error))))
+        }
+    }
+
+    private static let unauthorized = IngestResponse.error(
+        401, code: "unauthorized", message: "the ingest key is unknown or revoked"
+    )
+}
+
+/// A response carried as an error through `Result`, for the early exits of request handling.
+struct ResponseError: Error {
+    let response: HTTPResponse
+
+    init(_ response: HTTPResponse) {
+        self.response = response
+    }
+}

@@ -1,0 +1,62 @@
+import CardinalCore
+import MicroHTTP
+
+/// The bodies and statuses the ingest API answers with.
+enum IngestResponse {
+    /// `200` with per-event results: `{"accepted":n,"duplicates":m,"rejected":k,"errors":[…]}`, fields in that
+    /// order (a reader scanning a log sees the counts first), `id` null when the event had no readable id.
+    static func batchResult(accepted: Int, duplicates: Int, rejections: [EventRejection]) -> HTTPResponse {
+        let errors = rejections.map { rejection in
+            JSONValue.object(JSONObject([
+                "index": .number(String(rejection.index)),
+                "id": rejection.id.map(JSONValue.string) ?? .null,
+                "code": .string(rejection.code.rawValue),
+                "message": .string(rejection.message),
+            ]))
+        }
+        let body = JSONValue.object(JSONObject([
+            "accepted": .number(String(accepted)),
+            "duplicates": .number(String(duplicates)),
+            "rejected": .number(String(rejections.count)),
+            "errors": .array(errors),
+        ]))
+        return .json(200, Array(body.compactText.utf8))
+    }
+
+    /// A request-level error: `{"error":{"code":"…","message":"…"}}`, with `Retry-After` for 503.
+    static func error(_ status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) -> HTTPResponse {
+        let body = JSONValue.object(JSONObject([
+            "error": .object(JSONObject(["code": .string(code), "message": .string(message)])),
+        ]))
+        var response = HTTPResponse.json(status, Array(body.compactText.utf8))
+        if let retryAfterSeconds {
+            response.headers.add(name: "Retry-After", value: String(retryAfterSeconds))
+        }
+        return response
+    }
+
+    /// The answer for a submission that was not written.
+    static func failure(_ failure: WriteFailure) -> HTTPResponse {
+        switch failure {
+        case .databaseUnavailable:
+            error(503, code: "database_unavailable",
+                  message: "the database is unavailable; nothing of this request was stored, retry later",
+                  retryAfterSeconds: 5)
+        case .queueFull:
+            error(503, code: "overloaded",
+                  message: "too many events are waiting to be written; nothing of this request was stored, retry later",
+                  retryAfterSeconds: 1)
+        case .timedOut:
+            error(503, code: "timeout",
+                  message: "the events could not be written in time; nothing of this request was stored, retry later",
+                  retryAfterSeconds: 2)
+        case .shuttingDown:
+            error(503, code: "shutting_down",
+                  message: "the daemon is shutting down; nothing of this request was stored, retry later",
+                  retryAfterSeconds: 1)
+        case .refusedByDatabase:
+            error(500, code: "internal_error",
+                  message: "the database refused this request's events; nothing of it was stored (see the daemon log)")
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// Everything `cardinald` can be told, with the defaults it runs with.
+public struct IngestConfiguration: Sendable {
+    /// libpq connection string or URI of the database.
+    public var databaseURL: String
+    /// Address to listen on.
+    public var host = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one (tests).
+    public var port: UInt16 = 8080
+    /// Largest request body accepted as sent, in bytes (413 beyond).
+    public var maxBodyBytes = 8 * 1024 * 1024
+    /// Largest body after gzip inflation, in bytes (413 beyond).
+    public var maxInflatedBytes = 32 * 1024 * 1024
+    /// Open connections at most.
+    public var connectionLimit = 1024
+    /// Seconds of inactivity after which a connection is closed.
+    public var connectionTimeout: Duration = .seconds(30)
+    /// Threads serving HTTP (libmicrohttpd's thread pool); 0 uses one epoll thread.
+    public var httpThreads = 0
+    /// Writer threads, each with its own database connection.
+    public var writers = 2
+    /// Events per batch at most.
+    public var maxBatchEvents = 5000
+    /// How long a batch may wait for more events before it is written.
+    public var batchDelay: Duration = .milliseconds(2)
+    /// Events waiting at most; requests beyond are answered 503.
+    public var maxQueuedEvents = 200_000
+    /// How long a request may wait for a writer before it is answered 503.
+    public var requestTimeout: Duration = .seconds(10)
+    /// How long a key lookup is remembered; a revoked key stops working within it.
+    public var keyCacheTTL: Duration = .seconds(5)
+    /// Days of events accepted; `nil` reads `cardinal.settings.retention_days` at start, so ingest and
+    /// partition retention agree.
+    public var retentionDays: Int?
+
+    /// Defaults for everything but the database.
+    public init(databaseURL: String) {
+        self.databaseURL = databaseURL
+    }
+}

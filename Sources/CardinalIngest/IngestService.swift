@@ -1,0 +1,105 @@
+import CardinalCore
+import CardinalStore
+import Dispatch
+import Foundation
+import MicroHTTP
+import PostgresClient
+import Synchronization
+
+/// The running ingest daemon: the HTTP server, the batcher with its writer threads, and the key cache.
+public final class IngestService: Sendable {
+    private let server: HTTPServer
+    private let batcher: Batcher
+    private let router: IngestRouter
+    private let pool: PostgresPool
+    private let logger: Logger
+
+    /// Starts listening and writing.
+    /// - Throws: when the address cannot be bound.
+    public init(configuration: IngestConfiguration, logger: Logger) throws {
+        let metrics = IngestMetrics()
+        let health = DatabaseHealth(metrics: metrics)
+        let pool = PostgresPool(connectionString: configuration.databaseURL, maxConnections: 2,
+                                acquireTimeout: .seconds(2))
+        let sinks: [any BatchSink & Sendable] = (0..<max(1, configuration.writers)).map { _ in
+            DatabaseBatchSink(connectionString: configuration.databaseURL, reconnectInterval: .milliseconds(500),
+                              health: health, metrics: metrics, logger: logger)
+        }
+        let batcher = Batcher(
+            limits: .init(maxBatchEvents: configuration.maxBatchEvents, maxDelay: configuration.batchDelay,
+                          maxQueuedEvents: configuration.maxQueuedEvents),
+            sinks: sinks, metrics: metrics
+        )
+        let router = IngestRouter(
+            events: EventsEndpoint(
+                keys: IngestKeyCache(pool: pool, timeToLive: configuration.keyCacheTTL),
+                decoder: BatchDecoder(policy: ValidationPolicy(
+                    retentionDays: Self.retentionDays(configuration: configuration, pool: pool, logger: logger)
+                )),
+                batcher: batcher, metrics: metrics, logger: logger,
+                maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout
+            ),
+            pool: pool, metrics: metrics, logger: logger
+        )
+        var serverConfiguration = HTTPServerConfiguration()
+        serverConfiguration.host = configuration.host
+        serverConfiguration.port = configuration.port
+        serverConfiguration.connectionLimit = configuration.connectionLimit
+        serverConfiguration.connectionTimeout = configuration.connectionTimeout
+        serverConfiguration.maxBodyBytes = configuration.maxBodyBytes
+        serverConfiguration.threadPoolSize = configuration.httpThreads
+        serverConfiguration.logger = { message in logger.log(.warning, "http server", ["http.error": message]) }
+        do {
+            self.server = try HTTPServer(
+                configuration: serverConfiguration,
+                headHandler: { method, path, headers in
+                    let response = RequestHeadCheck().response(method: method, path: path, headers: headers)
+                    if let response, path == "/v1/events" {
+                        metrics.recordRequest(status: response.status)
+                    }
+                    return response
+                },
+                handler: router.handle
+            )
+        } catch {
+            batcher.shutDown()
+            throw error
+        }
+        self.batcher = batcher
+        self.router = router
+        self.pool = pool
+        self.logger = logger
+        logger.log(.info, "cardinald listening", [
+            "http.address": "\(configuration.host):\(server.port)", "ingest.writers": String(sinks.count),
+        ])
+    }
+
+    /// The retention the daemon validates against: configured, else the database's, else the default.
+    private static func retentionDays(configuration: IngestConfiguration, pool: PostgresPool, logger: Logger) -> Int {
+        if let days = configuration.retentionDays {
+            return days
+        }
+        do {
+            return try pool.withConnection { try InstallationSettings.load(from: $0).retentionDays }
+        } catch {
+            logger.log(.warning, "cannot read cardinal.settings; validating with the default retention", [
+                "ingest.retention_days": String(Limits.defaultRetentionDays), "db.error": String(describing: error),
+            ])
+            return Limits.defaultRetentionDays
+        }
+    }
+
+    /// The port the daemon listens on.
+    public var port: UInt16 { server.port }
+
+    /// Stops accepting connections, answers the requests in flight once their batches commit, then stops.
+    public func shutDown() {
+        logger.log(.info, "shutting down: no new connections, finishing in-flight batches")
+        server.quiesce()
+        router.waitUntilIdle(timeout: .seconds(30))
+        batcher.shutDown()
+        server.stop()
+        pool.shutdown()
+        logger.log(.info, "stopped")
+    }
+}

@@ -1,0 +1,86 @@
+import Synchronization
+
+/// The daemon's metrics, served at `GET /metrics` in Prometheus text format.
+final class IngestMetrics: Sendable {
+    private struct State {
+        var requestsByStatus: [String: Int] = [:]
+        var eventsByOutcome: [String: Int] = ["accepted": 0, "duplicate": 0, "rejected": 0]
+        var rejectionsByCode: [String: Int] = [:]
+        var databaseErrorsBySQLState: [String: Int] = [:]
+        var batchEvents = Histogram(upperBounds: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000])
+        var commitSeconds = Histogram(
+            upperBounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+        )
+        var queuedEvents = 0
+        var databaseUp = true
+    }
+
+    private let state = Mutex(State())
+
+    func recordRequest(status: Int) {
+        state.withLock { $0.requestsByStatus[String(status), default: 0] += 1 }
+    }
+
+    func recordEvents(accepted: Int, duplicates: Int, rejectionCodes: [String]) {
+        state.withLock { state in
+            state.eventsByOutcome["accepted", default: 0] += accepted
+            state.eventsByOutcome["duplicate", default: 0] += duplicates
+            state.eventsByOutcome["rejected", default: 0] += rejectionCodes.count
+            for code in rejectionCodes {
+                state.rejectionsByCode[code, default: 0] += 1
+            }
+        }
+    }
+
+    func recordCommit(events: Int, duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        state.withLock { state in
+            state.batchEvents.observe(Double(events))
+            state.commitSeconds.observe(seconds)
+        }
+    }
+
+    func recordDatabaseError(sqlState: String?) {
+        state.withLock { $0.databaseErrorsBySQLState[sqlState ?? "connection", default: 0] += 1 }
+    }
+
+    func setQueuedEvents(_ count: Int) {
+        state.withLock { $0.queuedEvents = count }
+    }
+
+    func setDatabaseUp(_ isUp: Bool) {
+        state.withLock { $0.databaseUp = isUp }
+    }
+
+    /// The exposition text.
+    func render() -> String {
+        let state = state.withLock { $0 }
+        var text = ""
+        PrometheusText.header("cardinal_ingest_requests_total", type: "counter",
+                              help: "HTTP requests to POST /v1/events by response status.", into: &text)
+        PrometheusText.labelled("cardinal_ingest_requests_total", label: "status", values: state.requestsByStatus, into: &text)
+        PrometheusText.header("cardinal_ingest_events_total", type: "counter",
+                              help: "Events by outcome: accepted (stored), duplicate, rejected.", into: &text)
+        PrometheusText.labelled("cardinal_ingest_events_total", label: "outcome", values: state.eventsByOutcome, into: &text)
+        PrometheusText.header("cardinal_ingest_rejections_total", type: "counter",
+                              help: "Rejected events by reason code.", into: &text)
+        PrometheusText.labelled("cardinal_ingest_rejections_total", label: "code", values: state.rejectionsByCode, into: &text)
+        PrometheusText.header("cardinal_ingest_database_errors_total", type: "counter",
+                              help: "Failed database writes by SQLSTATE (connection: could not connect).", into: &text)
+        PrometheusText.labelled("cardinal_ingest_database_errors_total", label: "sqlstate",
+                                values: state.databaseErrorsBySQLState, into: &text)
+        PrometheusText.header("cardinal_ingest_batch_events", type: "histogram",
+                              help: "Events and rejections written per committed batch.", into: &text)
+        state.batchEvents.render(name: "cardinal_ingest_batch_events", into: &text)
+        PrometheusText.header("cardinal_ingest_commit_seconds", type: "histogram",
+                              help: "Time to write and commit one batch.", into: &text)
+        state.commitSeconds.render(name: "cardinal_ingest_commit_seconds", into: &text)
+        PrometheusText.header("cardinal_ingest_queue_events", type: "gauge",
+                              help: "Events waiting for a writer.", into: &text)
+        text += "cardinal_ingest_queue_events \(state.queuedEvents)\n"
+        PrometheusText.header("cardinal_ingest_database_up", type: "gauge",
+                              help: "1 when the writers last reached the database, else 0.", into: &text)
+        text += "cardinal_ingest_database_up \(state.databaseUp ? 1 : 0)\n"
+        return text
+    }
+}

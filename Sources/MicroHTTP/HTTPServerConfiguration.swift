@@ -1,0 +1,28 @@
+/// Settings of an ``HTTPServer``: where it listens and how much it lets each client use.
+///
+/// The defaults suit a daemon behind a local reverse proxy; tests use `port = 0`.
+public struct HTTPServerConfiguration: Sendable {
+    /// Numeric IPv4 or IPv6 address to listen on (`"127.0.0.1"`, `"0.0.0.0"`, `"::1"`, `"::"`).
+    public var host: String = "127.0.0.1"
+    /// TCP port to listen on; `0` lets the kernel choose a free port (read it back with ``HTTPServer/port``).
+    public var port: UInt16 = 8080
+    /// Most connections served at once (`MHD_OPTION_CONNECTION_LIMIT`); suspended requests count too.
+    public var connectionLimit: Int = 1024
+    /// Idle time after which a connection is closed (`MHD_OPTION_CONNECTION_TIMEOUT`), rounded up to whole
+    /// seconds; zero disables the timeout. A suspended request never times out.
+    public var connectionTimeout: Duration = .seconds(30)
+    /// Bytes of libmicrohttpd's per-connection memory pool (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): request
+    /// headers must fit in it, and it bounds how much body arrives per read.
+    public var connectionMemoryLimit: Int = 64 * 1024
+    /// Largest request body accepted; a larger one is answered `413 Content Too Large`.
+    public var maxBodyBytes: Int = 8 * 1024 * 1024
+    /// `0` runs one internal epoll thread; a positive value runs that many threads
+    /// (`MHD_OPTION_THREAD_POOL_SIZE`), each with its own epoll set.
+    public var threadPoolSize: Int = 0
+    /// Receives libmicrohttpd's own error messages (`MHD_OPTION_EXTERNAL_LOGGER`), one line each, without
+    /// the trailing newline; `nil` turns them off. Called on server threads.
+    public var logger: (@Sendable (String) -> Void)?
+
+    /// A configuration with the defaults above.
+    public init() {}
+}

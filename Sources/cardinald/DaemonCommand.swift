@@ -1,0 +1,94 @@
+import ArgumentKit
+import CardinalCore
+import CardinalIngest
+
+/// `cardinald`'s command line: every setting as a flag with an environment variable and a default.
+enum DaemonCommand {
+    static let spec = CommandSpec(
+        name: "cardinald",
+        abstract: "Cardinal's ingest daemon: receives engagement events over HTTP and stores them in PostgreSQL.",
+        discussion: """
+            POST /v1/events takes a batch of events (application/json {"events":[…]} or application/x-ndjson, \
+            optionally gzip) with 'Authorization: Bearer <ingest key>' and answers once every event is durably \
+            stored, a duplicate, or rejected. GET /healthz, /readyz and /metrics serve operations. SIGTERM or \
+            SIGINT stops accepting, finishes the batches in flight and exits 0.
+            """,
+        options: [
+            OptionSpec("database-url", help: "libpq connection string or URI of the Cardinal database.",
+                       valueName: "url", environment: "CARDINAL_DATABASE_URL", isRequired: true),
+            OptionSpec("listen", help: "Address and port to listen on.", valueName: "host:port",
+                       default: "127.0.0.1:8080", environment: "CARDINAL_LISTEN"),
+            OptionSpec("writers", help: "Writer threads, each with its own database connection.", valueName: "n",
+                       default: "2", environment: "CARDINAL_WRITERS"),
+            OptionSpec("max-batch-events", help: "Events written in one transaction at most.", valueName: "n",
+                       default: "5000", environment: "CARDINAL_MAX_BATCH_EVENTS"),
+            OptionSpec("batch-delay", help: "How long a batch waits for more events before it is written.",
+                       valueName: "duration", default: "2ms", environment: "CARDINAL_BATCH_DELAY"),
+            OptionSpec("max-queued-events", help: "Events waiting at most; requests beyond get 503.",
+                       valueName: "n", default: "200000", environment: "CARDINAL_MAX_QUEUED_EVENTS"),
+            OptionSpec("request-timeout", help: "How long a request may wait for its batch before 503.",
+                       valueName: "duration", default: "10s", environment: "CARDINAL_REQUEST_TIMEOUT"),
+            OptionSpec("max-body-bytes", help: "Largest request body as sent (413 beyond).", valueName: "bytes",
+                       default: "8388608", environment: "CARDINAL_MAX_BODY_BYTES"),
+            OptionSpec("max-inflated-bytes", help: "Largest body after gzip inflation (413 beyond).",
+                       valueName: "bytes", default: "33554432", environment: "CARDINAL_MAX_INFLATED_BYTES"),
+            OptionSpec("max-connections", help: "Open HTTP connections at most.", valueName: "n",
+                       default: "1024", environment: "CARDINAL_MAX_CONNECTIONS"),
+            OptionSpec("connection-timeout", help: "Idle HTTP connections are closed after this.",
+                       valueName: "duration", default: "30s", environment: "CARDINAL_CONNECTION_TIMEOUT"),
+            OptionSpec("http-threads", help: "HTTP threads; 0 serves every connection from one epoll thread.",
+                       valueName: "n", default: "0", environment: "CARDINAL_HTTP_THREADS"),
+            OptionSpec("key-cache-ttl", help: "How long a key lookup is cached; a revoked key stops within it.",
+                       valueName: "duration", default: "5s", environment: "CARDINAL_KEY_CACHE_TTL"),
+            OptionSpec("retention-days",
+                       help: "Events older than this are rejected (time_too_old); default: cardinal.settings.",
+                       valueName: "days", environment: "CARDINAL_RETENTION_DAYS"),
+            OptionSpec("log-level", help: "Least severe log lines written to stderr.", valueName: "level",
+                       default: "info", environment: "CARDINAL_LOG_LEVEL",
+                       allowedValues: Logger.Level.allCases.map(\.name)),
+        ]
+    )
+
+    /// Turns parsed arguments into a configuration.
+    /// - Throws: `UsageError` for a value that does not make sense.
+    static func configuration(from arguments: ParsedArguments) throws(UsageError) -> (IngestConfiguration, Logger.Level) {
+        var configuration = IngestConfiguration(databaseURL: arguments.option("database-url") ?? "")
+        let listen = arguments.option("listen") ?? "127.0.0.1:8080"
+        guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]),
+              colon != listen.startIndex
+        else {
+            throw arguments.usageError("--listen must be host:port, such as 127.0.0.1:8080 or 0.0.0.0:8080; got '\(listen)'")
+        }
+        configuration.host = String(listen[..<colon])
+        configuration.port = port
+        configuration.writers = try positive("writers", arguments)
+        configuration.maxBatchEvents = try positive("max-batch-events", arguments)
+        configuration.batchDelay = try arguments.duration("batch-delay") ?? configuration.batchDelay
+        configuration.maxQueuedEvents = try positive("max-queued-events", arguments)
+        configuration.requestTimeout = try arguments.duration("request-timeout") ?? configuration.requestTimeout
+        configuration.maxBodyBytes = try positive("max-body-bytes", arguments)
+        configuration.maxInflatedBytes = try positive("max-inflated-bytes", arguments)
+        configuration.connectionLimit = try positive("max-connections", arguments)
+        configuration.connectionTimeout = try arguments.duration("connection-timeout") ?? configuration.connectionTimeout
+        configuration.httpThreads = try arguments.integer("http-threads") ?? 0
+        configuration.keyCacheTTL = try arguments.duration("key-cache-ttl") ?? configuration.keyCacheTTL
+        if let days = try arguments.integer("retention-days") {
+            guard (1...36_500).contains(days) else {
+                throw arguments.usageError("--retention-days must be between 1 and 36500, got \(days)")
+            }
+            configuration.retentionDays = days
+        }
+        let level = Logger.Level.allCases.first { $0.name == arguments.option("log-level") } ?? .info
+        return (configuration, level)
+    }
+
+    private static func positive(_ name: String, _ arguments: ParsedArguments) throws(UsageError) -> Int {
+        guard let value = try arguments.integer(name) else {
+            throw arguments.usageError("--\(name) needs a value")
+        }
+        guard value > 0 else {
+            throw arguments.usageError("--\(name) must be greater than 0, got \(value)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,100 @@
+import CardinalStore
+import Foundation
+import Synchronization
+import PostgresClient
+import Testing
+import TestSupport
+
+@Suite struct MigratorTests {
+    private func migrations() throws -> [Migration] {
+        try TestDatabase.migrationDirectory.load()
+    }
+
+    @Test("Migrating an empty database applies every file in order and records each with a checksum")
+    func migratesEmptyDatabase() throws {
+        let database = try TestDatabase(prefix: "migrate")
+        defer { database.drop() }
+        let connection = try database.connect()
+        let all = try migrations()
+        let applied = try Migrator(connection: connection, migrations: all).migrate()
+        #expect(applied.map(\.version) == all.map(\.version))
+        let rows = try connection.query("select version, length(checksum) from cardinal.schema_migrations order by version")
+        #expect(try rows.map { try $0.decode(Int.self, at: 0) } == all.map(\.version))
+        #expect(try rows.allSatisfy { try $0.decode(Int.self, at: 1) == 64 })
+    }
+
+    @Test("A second run applies nothing and reports every migration as applied")
+    func secondRunAppliesNothing() throws {
+        let database = try TestDatabase.migrated(prefix: "migrate")
+        defer { database.drop() }
+        let migrator = Migrator(connection: try database.connect(), migrations: try migrations())
+        #expect(try migrator.migrate().isEmpty)
+        #expect(try migrator.status().allSatisfy { $0.appliedAt != nil })
+    }
+
+    @Test("A migration file changed after it was applied is refused with a message naming it")
+    func changedFileIsRefused() throws {
+        let database = try TestDatabase.migrated(prefix: "migrate")
+        defer { database.drop() }
+        var changed = try migrations()
+        let first = changed[0]
+        changed[0] = Migration(version: first.version, name: first.name, sql: first.sql + "\n-- edited\n")
+        let error = #expect(throws: MigrationError.self) {
+            try Migrator(connection: try database.connect(), migrations: changed).migrate()
+        }
+        guard case let .changedAfterApplied(fileName, _, _)? = error else {
+            Issue.record("expected changedAfterApplied, got \(String(describing: error))")
+            return
+        }
+        #expect(fileName == first.fileName)
+    }
+
+    @Test("A pending migration that fails leaves nothing behind and is not recorded")
+    func failingMigrationLeavesNothing() throws {
+        let database = try TestDatabase.migrated(prefix: "migrate")
+        defer { database.drop() }
+        let connection = try database.connect()
+        let next = (try migrations().last?.version ?? 0) + 1
+        let broken = Migration(
+            version: next, name: "broken",
+            sql: "create table cardinal.half_done (x int); select * from cardinal.no_such_table;"
+        )
+        #expect(throws: PostgresError.self) {
+            try Migrator(connection: connection, migrations: try migrations() + [broken]).migrate()
+        }
+        #expect(try connection.query("select to_regclass('cardinal.half_done') is null").first?.decode(Bool.self, at: 0) == true)
+        #expect(try connection.query("select count(*) from cardinal.schema_migrations where version = $1", [next])
+            .first?.decode(Int.self, at: 0) == 0)
+    }
+
+    @Test("Two migrators racing on one database apply each migration exactly once")
+    func concurrentMigratorsApplyOnce() throws {
+        let database = try TestDatabase(prefix: "migrate")
+        defer { database.drop() }
+        let all = try migrations()
+        let results = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let count = (try? Migrator(connection: try database.connect(), migrations: all).migrate().count) ?? -1
+            results.withLock { $0.append(count) }
+        }
+        let counts = results.withLock { $0 }
+        // The advisory lock makes the second run wait for the first, then find nothing left to do.
+        #expect(counts.sorted() == [0, all.count])
+        let count = try database.connect().query("select count(*) from cardinal.schema_migrations")
+        #expect(try count[0].decode(Int.self, at: 0) == all.count)
+    }
+
+    @Test("Migration files are read in version order and badly named files are refused")
+    func directoryReadsInOrder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "select 2;".write(to: folder.appendingPathComponent("0010_later.sql"), atomically: true, encoding: .utf8)
+        try "select 1;".write(to: folder.appendingPathComponent("0002_first.sql"), atomically: true, encoding: .utf8)
+        let loaded = try MigrationDirectory(url: folder).load()
+        #expect(loaded.map(\.version) == [2, 10])
+        #expect(loaded.map(\.name) == ["first", "later"])
+        try "select 3;".write(to: folder.appendingPathComponent("oops.sql"), atomically: true, encoding: .utf8)
+        #expect(throws: MigrationError.badFileName("oops.sql")) { try MigrationDirectory(url: folder).load() }
+    }
+}

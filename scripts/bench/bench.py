@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""make bench: Cardinal's ingest measured side by side with raw COPY on the same server in the same run.
+
+Uses a database of its own (cardinal_bench) in the private cluster, the release build of cardinald and
+cardinal, and wrk with scripts/bench/ingest.lua as the load generator. Every figure is the median of
+BENCH_RUNS runs, with min and max. Knobs (environment): BENCH_RUNS (3), BENCH_SECONDS (15, per run),
+BENCH_CONNECTIONS (32), BENCH_BATCH (100 events per request), BENCH_WRITERS (2).
+Prints a table and writes the figures as JSON to bench-results/ (the path is printed at the end).
+"""
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SECONDS = int(os.environ.get("BENCH_SECONDS", "15"))
+CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
+BATCH = int(os.environ.get("BENCH_BATCH", "100"))
+WRITERS = os.environ.get("BENCH_WRITERS", "2")
+COLUMNS = ("app_id, id, type, channel, time, received_at, user_id, device_id, session_id, campaign_id, canvas_id, "
+           "canvas_step_id, variant_id, control, message_id, placement_id, button_id, url, platform, sdk_version, "
+           "app_version, os_version, test, conversion_name, value, currency, properties")
+
+
+def sh(*args, env=None, capture=True):
+    result = subprocess.run(args, cwd=REPO, env=env, text=True, capture_output=capture)
+    if result.returncode != 0:
+        sys.exit(f"bench: {' '.join(args)} failed:\n{result.stderr}")
+    return result.stdout.strip() if capture else ""
+
+
+def admin_url():
+    return sh("scripts/db.sh", "admin-url")
+
+
+def database_url(name):
+    return admin_url().rsplit("/", 1)[0] + "/" + name
+
+
+def psql(url, sql):
+    return sh("psql", "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", url, "-c", sql)
+
+
+def fresh_database(name, bin_dir):
+    psql(admin_url(), f"drop database if exists {name} with (force)")
+    psql(admin_url(), f"create database {name}")
+    url = database_url(name)
+    sh(f"{bin_dir}/cardinal", "migrate", "--database-url", url)
+    return url
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_daemon(bin_dir, url):
+    port = free_port()
+    daemon = subprocess.Popen(
+        [f"{bin_dir}/cardinald", "--listen", f"127.0.0.1:{port}", "--database-url", url,
+         "--log-level", "warning", "--writers", WRITERS],
+        cwd=REPO, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return daemon, port
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("bench: cardinald did not start listening")
+
+
+def wrk(port, key, id_offset, seconds, delay_ms=0):
+    env = dict(os.environ, CARDINAL_KEY=key, ID_OFFSET=str(id_offset), BATCH=str(BATCH), DELAY_MS=str(delay_ms))
+    out = sh("wrk", f"-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--timeout", "10s",
+             "-s", "scripts/bench/ingest.lua", f"http://127.0.0.1:{port}", env=env)
+    figures = dict(re.findall(r"(\w+)=([\d.]+)", out.splitlines()[-1]))
+    if int(figures["non_200"]) or int(figures["errors"]):
+        sys.exit(f"bench: wrk saw non-200 answers or errors:\n{out}")
+    return {"requests_per_s": int(figures["requests"]) / seconds, "p50_ms": float(figures["p50_ms"]),
+            "p99_ms": float(figures["p99_ms"])}
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def timed_copy(copy_url, dump_path):
+    psql(copy_url, "truncate cardinal.events")
+    started = time.monotonic()
+    sh("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", copy_url, "-c",
+       f"\\copy cardinal.events ({COLUMNS}) from '{dump_path}'")
+    return time.monotonic() - started
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def main():
+    bin_dir = sh("swift", "build", "-c", "release", "--show-bin-path")
+    url = fresh_database("cardinal_bench", bin_dir)
+    copy_url = fresh_database("cardinal_bench_copy", bin_dir)
+    sh(f"{bin_dir}/cardinal", "apps", "create", "bench", "--database-url", url)
+    key = sh(f"{bin_dir}/cardinal", "keys", "create", "--app", "bench", "--database-url", url)
+    psql(copy_url, "insert into cardinal.apps (name) values ('bench')")
+    daemon, port = start_daemon(bin_dir, url)
+    runs = {"ingest_events_per_s": [], "copy_events_per_s": [], "ratio": [], "full_p50_ms": [],
+            "full_p99_ms": [], "duplicate_events_per_s": []}
+    try:
+        wrk(port, key, 0, 3)  # warm-up: connections, partitions, caches
+        for run in range(1, RUNS + 1):
+            psql(url, "truncate cardinal.events")
+            before = time.monotonic()
+            full = wrk(port, key, run, SECONDS)
+            stored = int(psql(url, "select count(*) from cardinal.events"))
+            ingest_rate = stored / SECONDS
+            duplicate = wrk(port, key, run, max(3, SECONDS // 3))
+            with tempfile.NamedTemporaryFile(suffix=".copy", delete=False) as dump:
+                dump_path = dump.name
+            os.chmod(dump_path, 0o666)
+            sh("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c",
+               f"\\copy (select {COLUMNS} from cardinal.events) to '{dump_path}'")
+            copy_seconds = timed_copy(copy_url, dump_path)
+            os.unlink(dump_path)
+            copy_rate = stored / copy_seconds
+            runs["ingest_events_per_s"].append(ingest_rate)
+            runs["copy_events_per_s"].append(copy_rate)
+            runs["ratio"].append(ingest_rate / copy_rate)
+            runs["full_p50_ms"].append(full["p50_ms"])
+            runs["full_p99_ms"].append(full["p99_ms"])
+            runs["duplicate_events_per_s"].append(duplicate["requests_per_s"] * BATCH)
+            print(f"run {run}: {ingest_rate:,.0f} events/s ingest, {copy_rate:,.0f} events/s COPY "
+                  f"({stored:,} events), p99 {full['p99_ms']:.1f} ms, {time.monotonic() - before:.0f} s",
+                  file=sys.stderr)
+        peak_requests = statistics.median(runs["ingest_events_per_s"]) / BATCH
+        # Each connection pauses between requests so that together they offer about half the peak rate.
+        delay_ms = max(1, int(1000 * CONNECTIONS / (peak_requests / 2) - statistics.median(runs["full_p50_ms"])))
+        half = [wrk(port, key, 100 + run, SECONDS, delay_ms) for run in range(RUNS)]
+        rss = peak_rss_mb(daemon.pid)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=30)
+    figures = {name: summary(values) for name, values in runs.items()}
+    figures["half_rate_events_per_s"] = summary([h["requests_per_s"] * BATCH for h in half])
+    figures["half_rate_p50_ms"] = summary([h["p50_ms"] for h in half])
+    figures["half_rate_p99_ms"] = summary([h["p99_ms"] for h in half])
+    figures["daemon_peak_rss_mb"] = {"median": rss, "min": rss, "max": rss}
+    report(figures)
+
+
+def report(figures):
+    rows = [
+        ("ingest, HTTP → committed (events/s)", "ingest_events_per_s", "{:,.0f}"),
+        ("raw COPY of the same events (events/s)", "copy_events_per_s", "{:,.0f}"),
+        ("ratio ingest / COPY (goal ≥ 0.8)", "ratio", "{:.2f}"),
+        ("ack latency p50 at full load (ms)", "full_p50_ms", "{:.1f}"),
+        ("ack latency p99 at full load (ms)", "full_p99_ms", "{:.1f}"),
+        ("half-peak offered rate (events/s)", "half_rate_events_per_s", "{:,.0f}"),
+        ("ack latency p50 at half peak (ms)", "half_rate_p50_ms", "{:.1f}"),
+        ("ack latency p99 at half peak (ms, goal ≤ 20)", "half_rate_p99_ms", "{:.1f}"),
+        ("duplicate path, all ids known (events/s)", "duplicate_events_per_s", "{:,.0f}"),
+        ("daemon peak resident memory (MB, goal ≤ 64)", "daemon_peak_rss_mb", "{:.1f}"),
+    ]
+    print(f"\nCardinal ingest benchmark: {RUNS} runs × {SECONDS} s, {CONNECTIONS} connections, "
+          f"{BATCH} events per request, {WRITERS} writers\n")
+    print(f"{'figure':<48} {'median':>12} {'min':>12} {'max':>12}")
+    for label, key, fmt in rows:
+        f = figures[key]
+        print(f"{label:<48} {fmt.format(f['median']):>12} {fmt.format(f['min']):>12} {fmt.format(f['max']):>12}")
+    os.makedirs(os.path.join(REPO, "bench-results"), exist_ok=True)
+    path = os.path.join(REPO, "bench-results", time.strftime("ingest-%Y%m%dT%H%M%S.json"))
+    with open(path, "w") as out:
+        json.dump({"runs": RUNS, "seconds": SECONDS, "connections": CONNECTIONS, "batch": BATCH,
+                   "writers": WRITERS, "figures": figures}, out, indent=2)
+    print(f"\nfigures written to {path}")
+
+
+if __name__ == "__main__":
+    main()
