@@ -59,6 +59,9 @@ let package = Package(
         .testTarget(name: "PostgresClientIntegrationTests", dependencies: ["PostgresClient"], swiftSettings: strictSettings),
         .testTarget(name: "CardinalStoreIntegrationTests", dependencies: ["CardinalStore", "PostgresClient", "TestSupport"],
                     swiftSettings: strictSettings),
+        .testTarget(name: "CardinalReportsIntegrationTests",
+                    dependencies: ["CardinalReports", "CardinalStore", "CardinalCore", "PostgresClient", "TestSupport"],
+                    swiftSettings: strictSettings),
 
         // End-to-end tests: the built `cardinald` and `cardinal` binaries against the private PostgreSQL.
         .testTarget(name: "EndToEndTests", dependencies: ["PostgresClient", "TestSupport", "Gzip"], swiftSettings: strictSettings),
