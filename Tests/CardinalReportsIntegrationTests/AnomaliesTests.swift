@@ -1,0 +1,267 @@
+import CardinalCore
+import CardinalReports
+import CardinalStore
+import Foundation
+import Testing
+
+@Suite struct AnomaliesTests {
+    private func findings(_ scenario: ReportScenario, _ from: Int, _ to: Int) throws -> [AnomalyFinding] {
+        try AnomaliesReport.run(
+            connection: scenario.connection, scope: scenario.scope(from, to), asOf: scenario.time(30, "00:00")
+        ).findings
+    }
+
+    @Test("More users dismissing than seeing a campaign's cards is dismissals_exceed_impressions")
+    func dismissalsExceedImpressions() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
+            event(.dismissal, at: scenario.time(10, "01:05"), user: "u1"),
+            event(.dismissal, at: scenario.time(10, "02:00"), user: "u2"),
+            event(.dismissal, at: scenario.time(10, "03:00"), user: "u3"),
+        ])
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .dismissalsExceedImpressions }
+        #expect(found.count == 1)
+        let finding = try #require(found.first)
+        #expect(finding.severity == .critical)
+        #expect((finding.campaignID, finding.channel, finding.platform, finding.sdkVersion, finding.appVersion)
+                == ("c1", "content_card", "ios", "5.0", "1.0"))
+        // 1 user saw, 3 users dismissed.
+        #expect(finding.evidence["unique_impressions"] == 1)
+        #expect(finding.evidence["unique_dismissals"] == 3)
+        #expect(!finding.likelyCause.isEmpty)
+    }
+
+    @Test("A dismissal before any impression by the same user is found in the SDK build that logged it")
+    func dismissalWithoutImpression() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            // u1 on Android SDK 4.2 dismisses at 01:00 and logs the impression only at 02:00: no impression at or
+            // before the dismissal.
+            event(.dismissal, at: scenario.time(10, "01:00"), user: "u1", platform: .android, sdk: "4.2"),
+            event(.impression, at: scenario.time(10, "02:00"), user: "u1", platform: .android, sdk: "4.2"),
+            // u2 saw the card on day 3, before the range, and dismisses on day 10: fine.
+            event(.impression, at: scenario.time(3, "02:00"), user: "u2"),
+            event(.dismissal, at: scenario.time(10, "02:00"), user: "u2"),
+            // u3 sees, then dismisses: fine.
+            event(.impression, at: scenario.time(10, "03:00"), user: "u3"),
+            event(.dismissal, at: scenario.time(10, "03:05"), user: "u3"),
+        ])
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .dismissalWithoutImpression }
+        // Only the android/4.2 group: 1 of its 1 dismissing users.
+        #expect(found.map(\.platform) == ["android"])
+        let finding = try #require(found.first)
+        #expect(finding.sdkVersion == "4.2")
+        #expect(finding.evidence["users_without_impression"] == 1)
+        #expect(finding.evidence["users"] == 1)
+        #expect(finding.evidence["share"] == 1)
+        #expect(finding.evidence["events_without_impression"] == 1)
+        #expect(finding.severity == .critical)
+    }
+
+    @Test("A click with no impression is click_without_impression, except for push, which has no impressions")
+    func clickWithoutImpression() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            event(.click, .inAppMessage, at: scenario.time(10, "01:00"), user: "u1"),
+            event(.impression, .inAppMessage, at: scenario.time(10, "01:00"), user: "u2"),
+            event(.click, .inAppMessage, at: scenario.time(10, "01:01"), user: "u2"),
+            event(.click, .push, at: scenario.time(10, "01:00"), user: "u3", campaign: "p1"),
+        ])
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .clickWithoutImpression }
+        #expect(found.map(\.channel) == ["in_app_message"])
+        let finding = try #require(found.first)
+        // u1 of the 2 clicking users: half, critical.
+        #expect(finding.evidence["users_without_impression"] == 1)
+        #expect(finding.evidence["users"] == 2)
+        #expect(finding.evidence["share"] == 0.5)
+        #expect(finding.severity == .critical)
+    }
+
+    @Test("A control arm without control impressions is critical campaign-wide and a warning for one group")
+    func controlImpressionsMissing() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let evenSplit = CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1")))
+        try scenario.settings("c1", evenSplit)
+        try scenario.settings("c3", evenSplit)
+        var events: [Event] = []
+        for index in 0..<10 {
+            // c1: 10 users see v1, nobody logs a control impression: 10 expected at 1:1.
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "a\(index)"))
+            // c3: on Android 10 users see v1 and no control impression is logged there (10 expected) …
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "b\(index)", campaign: "c3",
+                                platform: .android))
+        }
+        for index in 0..<5 {
+            // … while iOS logs both arms.
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", campaign: "c3"))
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "d\(index)", campaign: "c3",
+                                variant: nil, control: true))
+        }
+        try scenario.write(events)
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .controlImpressionsMissing }
+        #expect(found.map(\.campaignID) == ["c1", "c3"])
+        #expect(found.map(\.severity) == [.critical, .warning])
+        #expect(found.map(\.platform) == ["ios", "android"])
+        #expect(found.map { $0.evidence["variant_impression_users"] } == [10, 10])
+        #expect(found.map { $0.evidence["expected_control_impression_users"] } == [10, 10])
+        #expect(found.map { $0.evidence["campaign_control_impression_users"] } == [0, 5])
+    }
+
+    @Test("Clicks of control users are control_interaction, stored or rejected, and a malformed raw does no harm")
+    func controlInteraction() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            // u1 was enrolled in control and yet clicked the card.
+            event(.send, at: scenario.time(10, "01:00"), user: "u1", variant: nil, control: true),
+            event(.click, at: scenario.time(10, "02:00"), user: "u1", variant: nil),
+        ])
+        // Rejected by ingest today (the received time, day 60 or 61 in Tokyo).
+        try scenario.reject(code: "control_interaction", raw: """
+            {"id":"7c0f1a52-3c2e-4d8e-9a53-2f1d0f6a9b10","type":"click","channel":"content_card","control":true,\
+            "campaign_id":"c2","user_id":"u9","platform":"android","sdk_version":"4.2","app_version":"1.0",\
+            "time":"2026-01-01T00:00:00Z"}
+            """)
+        try scenario.reject(code: "control_interaction", raw: "{not json")
+        try scenario.reject(code: "invalid_uuid", raw: #"{"campaign_id":"c2"}"#)
+        let found = try findings(scenario, 10, 62).filter { $0.kind == .controlInteraction }
+        #expect(found.count == 3)
+        let stored = try #require(found.first { $0.campaignID == "c1" })
+        #expect(stored.severity == .critical)
+        #expect(stored.evidence["stored_events"] == 1)
+        #expect(stored.evidence["stored_users"] == 1)
+        #expect(stored.evidence["rejected_events"] == 0)
+        let rejected = try #require(found.first { $0.campaignID == "c2" })
+        #expect(rejected.severity == .warning)
+        #expect((rejected.platform, rejected.sdkVersion) == ("android", "4.2"))
+        #expect(rejected.evidence["rejected_events"] == 1)
+        // The malformed one is still counted, with an unknown group.
+        let malformed = try #require(found.first { $0.campaignID == nil })
+        #expect(malformed.evidence["rejected_events"] == 1)
+        // The stored click is not also reported as a click without impression.
+        #expect(try findings(scenario, 10, 62).allSatisfy { $0.kind != .clickWithoutImpression })
+    }
+
+    @Test("A banner logged three times in a session is repeated_impressions; two card views are within the rule")
+    func repeatedImpressions() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            // Banner b1: u1 logs 3 impressions in session s1, u2 one in s2: 4 impressions where 2 are allowed.
+            event(.impression, .banner, at: scenario.time(10, "01:00"), user: "u1", campaign: "b1", session: "s1"),
+            event(.impression, .banner, at: scenario.time(10, "01:01"), user: "u1", campaign: "b1", session: "s1"),
+            event(.impression, .banner, at: scenario.time(10, "01:02"), user: "u1", campaign: "b1", session: "s1"),
+            event(.impression, .banner, at: scenario.time(10, "01:00"), user: "u2", campaign: "b1", session: "s2"),
+            // Card m1 of c1 seen twice in one session: 2 per allowed view, below the cards' 3.
+            event(.impression, at: scenario.time(10, "01:00"), user: "u1", session: "s1", message: "m1"),
+            event(.impression, at: scenario.time(10, "01:05"), user: "u1", session: "s1", message: "m1"),
+        ])
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .repeatedImpressions }
+        #expect(found.map(\.campaignID) == ["b1"])
+        let finding = try #require(found.first)
+        #expect(finding.severity == .warning)
+        #expect(finding.evidence["sessions"] == 2)
+        #expect(finding.evidence["repeated_sessions"] == 1)
+        #expect(finding.evidence["impressions"] == 4)
+        #expect(finding.evidence["allowed_impressions"] == 2)
+        #expect(finding.evidence["impressions_per_allowed"] == 2)
+        #expect(finding.evidence["max_in_a_session"] == 3)
+    }
+
+    @Test("A user who saw two variants of a campaign is users_in_several_arms")
+    func usersInSeveralArms() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            event(.impression, at: scenario.time(10, "01:00"), user: "u1", variant: "v1"),
+            event(.impression, at: scenario.time(10, "02:00"), user: "u1", variant: "v2"),
+            event(.impression, at: scenario.time(10, "01:00"), user: "u2", variant: "v1"),
+        ])
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .usersInSeveralArms }
+        #expect(found.count == 1)
+        let finding = try #require(found.first)
+        // u1 of the 2 exposed users.
+        #expect(finding.evidence["users"] == 1)
+        #expect(finding.evidence["exposed_users"] == 2)
+        #expect(finding.evidence["share"] == 0.5)
+        #expect(finding.severity == .critical)
+    }
+
+    @Test("10 control users against 40 in v1 on a 1:1 split is a sample_ratio_mismatch")
+    func sampleRatioMismatch() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.settings("c1", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))
+        ))
+        var events: [Event] = []
+        for index in 0..<40 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
+        }
+        for index in 0..<10 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                control: true))
+        }
+        try scenario.write(events)
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .sampleRatioMismatch }
+        #expect(found.count == 1)
+        let finding = try #require(found.first)
+        #expect(finding.severity == .critical)
+        #expect(finding.campaignID == "c1")
+        #expect(finding.channel == nil)
+        // Expected 25 and 25: chi² = 15²/25 + 15²/25 = 18 with 1 degree of freedom, p ≈ 2.2e-5.
+        #expect(finding.evidence["chi2"] == 18)
+        #expect(finding.evidence["df"] == 1)
+        #expect(try #require(finding.evidence["p_value"]) < 0.001)
+        #expect(finding.evidence["users.control"] == 10)
+        #expect(finding.evidence["expected_users.control"] == 25)
+        #expect(finding.evidence["users.v1"] == 40)
+    }
+
+    @Test("A clean integration raises no finding at all")
+    func cleanDataSet() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.settings("c1", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))
+        ))
+        var events: [Event] = []
+        for index in 0..<20 {
+            let user = "u\(index)"
+            let session = "s\(index)"
+            if index.isMultiple(of: 2) {
+                // Control users: a control send and one control impression, nothing else from the card.
+                events.append(event(.send, at: scenario.time(10, "00:30"), user: user, variant: nil, control: true))
+                events.append(event(.impression, at: scenario.time(10, "01:00"), user: user, variant: nil,
+                                    control: true, session: session))
+            } else {
+                // v1 users: a send, one impression per session, then a click or a dismissal.
+                events.append(event(.send, at: scenario.time(10, "00:30"), user: user))
+                events.append(event(.impression, at: scenario.time(10, "01:00"), user: user, session: session,
+                                    message: "m\(index)"))
+                events.append(event(index % 4 == 1 ? .click : .dismissal, at: scenario.time(10, "01:01"),
+                                    user: user, session: session))
+            }
+            // A banner once per session, and a push with an open.
+            events.append(event(.impression, .banner, at: scenario.time(10, "01:00"), user: user, campaign: "b1",
+                                variant: nil, session: session))
+            events.append(event(.send, .push, at: scenario.time(10, "00:00"), user: user, campaign: "p1", variant: nil))
+            events.append(event(.click, .push, at: scenario.time(10, "00:10"), user: user, campaign: "p1", variant: nil))
+        }
+        try scenario.write(events)
+        let report = try AnomaliesReport.run(
+            connection: scenario.connection, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+        )
+        #expect(report.findings == [])
+        // The split was checked (10 against 10) rather than skipped.
+        let control = try ControlReport.run(
+            connection: scenario.connection, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+        )
+        #expect(control.campaigns.first?.sampleRatio.check?.mismatch == false)
+    }
+}
