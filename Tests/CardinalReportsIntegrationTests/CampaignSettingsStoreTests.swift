@@ -1,0 +1,58 @@
+import CardinalStore
+import Foundation
+import Testing
+
+@Suite struct CampaignSettingsStoreTests {
+    @Test("Setting a campaign creates it with defaults, later sets change only what they name, resets restore defaults")
+    func setKeepAndReset() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let store = CampaignSettingsStore(connection: scenario.connection)
+        let created = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
+        #expect(created.conversionEvent == "purchase")
+        #expect(created.conversionWindow == .standard)
+        #expect(created.expectedSplit == nil)
+        #expect(created.reportTimeZone == nil)
+
+        let split = try ExpectedSplit(parsing: "control=1,v1=3")
+        let changed = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+            conversionWindow: .set(try ConversionWindow(parsing: "1d12h")), expectedSplit: .set(split),
+            reportTimeZone: .set("Europe/Madrid")
+        ))
+        #expect(changed.conversionEvent == "purchase")
+        #expect(changed.conversionWindow.seconds == 129_600)
+        #expect(changed.expectedSplit?.weight(of: "control") == 1)
+        #expect(changed.expectedSplit?.weight(of: "v1") == 3)
+        #expect(changed.reportTimeZone == "Europe/Madrid")
+        // The interval is stored with a day part, as the column's check wants and psql users read it.
+        let stored = try scenario.connection.query("select conversion_window::text from cardinal.campaign_settings")
+        #expect(try stored.first?.decode(String.self, at: 0) == "1 day 12:00:00")
+
+        let reset = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+            conversionEvent: .reset, conversionWindow: .reset, expectedSplit: .reset, reportTimeZone: .reset
+        ))
+        #expect(reset.conversionEvent == nil)
+        #expect(reset.conversionWindow == .standard)
+        #expect(reset.expectedSplit == nil)
+        #expect(reset.reportTimeZone == nil)
+        #expect(try store.list().map(\.campaignID) == ["c1"])
+        #expect(try store.list(app: "other").isEmpty)
+    }
+
+    @Test("Unknown time zones, bad conversion names and unknown apps are refused with a message")
+    func refusals() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let store = CampaignSettingsStore(connection: scenario.connection)
+        #expect(throws: CampaignSettingsError.invalidTimeZone("UTC+3")) {
+            try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(reportTimeZone: .set("UTC+3")))
+        }
+        #expect(throws: CampaignSettingsError.invalidConversionEvent("$purchase")) {
+            try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("$purchase")))
+        }
+        #expect(throws: StoreError.appNotFound("nope")) {
+            try store.set(app: "nope", campaignID: "c1", CampaignSettingsUpdate())
+        }
+        #expect(try store.list().isEmpty)
+    }
+}
