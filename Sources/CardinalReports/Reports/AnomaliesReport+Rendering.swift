@@ -11,7 +11,7 @@ extension AnomaliesReport {
         case .html:
             HTMLPage(
                 title: "Integration anomalies",
-                notes: [ReportText.scopeLine(scope), findings.isEmpty ? "No findings." : "\(findings.count) findings."],
+                notes: [ReportText.scopeLine(scope), ReportText.count(findings.count, "finding")],
                 sections: [HTMLPage.Section(heading: nil, body: table.renderHTMLTable())]
             ).render()
         }

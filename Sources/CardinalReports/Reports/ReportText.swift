@@ -10,6 +10,15 @@ enum ReportText {
         let tests = scope.includeTest ? "test events included" : "test events excluded"
         return "\(app), \(campaign), \(scope.from) to \(scope.to) (report days, both included), \(tests)."
     }
+
+    /// `No findings.`, `1 finding.`, `3 findings.`
+    static func count(_ count: Int, _ noun: String) -> String {
+        switch count {
+        case 0: "No \(noun)s."
+        case 1: "1 \(noun)."
+        default: "\(count) \(noun)s."
+        }
+    }
 }
 
 extension ReportText {

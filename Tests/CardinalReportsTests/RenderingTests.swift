@@ -1,0 +1,110 @@
+import CardinalCore
+import CardinalReports
+import CardinalStore
+import Testing
+
+@Suite struct RenderingTests {
+    private static let row = UniqueImpressionsRow(
+        app: "shop", campaignID: "c1", canvasID: nil, canvasStepID: nil, variantID: "v1", channel: "content_card",
+        breakdown: "2026-11-03", impressions: 4, uniqueImpressions: 3, uniqueDailyImpressions: 3, uniqueRecipients: 3,
+        clicks: 1, uniqueClicks: 1, dismissals: 0, uniqueDismissals: 0, clickRate: 0.25, uniqueClickRate: 1.0 / 3,
+        dismissalRate: 0, uniqueDismissalRate: nil
+    )
+    private static let scope = ReportScope(
+        app: "shop", from: ReportDate("2026-11-01")!, to: ReportDate("2026-11-30")!
+    )
+
+    @Test("Report numbers are JSON numbers without a needless fraction, and undefined values are null")
+    func numbers() {
+        #expect(ReportJSON.number(3) == .number("3"))
+        #expect(ReportJSON.number(0.25) == .number("0.25"))
+        #expect(ReportJSON.number(1.0 / 3) == .number("0.3333333333333333"))
+        #expect(ReportJSON.number(1e-300) == .number("1e-300"))
+        #expect(ReportJSON.number(nil) == .null)
+        #expect(ReportJSON.number(.nan) == .null)
+        #expect(ReportJSON.number(.infinity) == .null)
+        #expect(ReportJSON.integer(Int64(12)) == .number("12"))
+    }
+
+    @Test("The unique-impressions JSON names the breakdown after --by and writes rates as numbers or null")
+    func uniqueImpressionsJSON() {
+        let report = UniqueImpressionsReport(scope: Self.scope, breakdown: .day, rows: [Self.row])
+        #expect(report.render(.json) == """
+            {"report":"unique-impressions","from":"2026-11-01","to":"2026-11-30","rows":[{"app":"shop",\
+            "campaign_id":"c1","canvas_step_id":null,"variant_id":"v1","channel":"content_card",\
+            "day":"2026-11-03","impressions":4,"unique_impressions":3,"unique_daily_impressions":3,\
+            "unique_recipients":3,"clicks":1,"unique_clicks":1,"dismissals":0,"unique_dismissals":0,\
+            "click_rate":0.25,"unique_click_rate":0.3333333333333333,"dismissal_rate":0,\
+            "unique_dismissal_rate":null}]}
+
+            """)
+    }
+
+    @Test("CSV keeps every digit and a header row; the terminal table rounds rates to 4 decimals")
+    func uniqueImpressionsCSVAndTable() {
+        let report = UniqueImpressionsReport(scope: Self.scope, breakdown: nil, rows: [Self.row])
+        let csv = report.render(.csv).split(separator: "\n")
+        #expect(csv.count == 2)
+        #expect(csv[0].hasPrefix("app,campaign_id,canvas_id,canvas_step_id,variant_id,channel,impressions,"))
+        #expect(csv[1] == "shop,c1,,,v1,content_card,4,3,3,3,1,1,0,0,0.25,0.3333333333333333,0,")
+        let table = report.render(.table)
+        #expect(table.contains("0.3333"))
+        #expect(!table.contains("0.33333"))
+    }
+
+    @Test("HTML is one self-contained page and escapes what it shows")
+    func html() {
+        var row = Self.row
+        row.campaignID = "<script>&\"'"
+        let page = UniqueImpressionsReport(scope: Self.scope, breakdown: nil, rows: [row]).render(.html)
+        #expect(page.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.contains("&lt;script&gt;&amp;&quot;&#39;"))
+        #expect(!page.contains("<script>"))
+        #expect(!page.contains("http"))
+        #expect(page.hasSuffix("</html>\n"))
+    }
+
+    @Test("Anomaly findings render with their evidence in every format")
+    func anomalies() throws {
+        let finding = AnomalyFinding(
+            kind: .dismissalsExceedImpressions, severity: .critical, app: "shop", campaignID: "c1",
+            channel: "content_card", platform: "ios", sdkVersion: "5.0", appVersion: nil,
+            evidence: AnomalyEvidence([.init(name: "unique_impressions", value: 1), .init(name: "unique_dismissals", value: 3)]),
+            likelyCause: "A custom UI, probably."
+        )
+        let report = AnomaliesReport(scope: Self.scope, findings: [finding])
+        #expect(report.render(.json) == """
+            {"report":"anomalies","findings":[{"kind":"dismissals_exceed_impressions","severity":"critical",\
+            "app":"shop","campaign_id":"c1","channel":"content_card","platform":"ios","sdk_version":"5.0",\
+            "app_version":null,"evidence":{"unique_impressions":1,"unique_dismissals":3},\
+            "likely_cause":"A custom UI, probably."}]}
+
+            """)
+        #expect(report.render(.csv).contains("unique_impressions=1 unique_dismissals=3"))
+        #expect(report.render(.html).contains("1 finding."))
+    }
+
+    @Test("Evidence is read from jsonb text, sorted by name, and anything but numbers is refused")
+    func evidence() throws {
+        let evidence = try AnomalyEvidence(jsonText: #"{"share": 0.5, "users": 2, "expected": null}"#)
+        #expect(evidence.items.map(\.name) == ["expected", "share", "users"])
+        #expect(evidence["share"] == 0.5)
+        #expect(evidence["expected"] == nil)
+        #expect(throws: ReportDecodingError.self) { try AnomalyEvidence(jsonText: #"{"users": "2"}"#) }
+        #expect(throws: ReportDecodingError.self) { try AnomalyEvidence(jsonText: "[]") }
+    }
+
+    @Test("--fail-on anomalies trips on any finding, warning on warnings and worse, critical only on critical")
+    func failThresholds() {
+        func finding(_ severity: AnomalySeverity) -> AnomalyFinding {
+            AnomalyFinding(kind: .usersInSeveralArms, severity: severity, app: "shop", campaignID: "c1",
+                           evidence: AnomalyEvidence([]), likelyCause: "")
+        }
+        #expect(FailThreshold.anomalies.isTripped(by: [finding(.info)]))
+        #expect(!FailThreshold.warning.isTripped(by: [finding(.info)]))
+        #expect(FailThreshold.warning.isTripped(by: [finding(.info), finding(.warning)]))
+        #expect(!FailThreshold.critical.isTripped(by: [finding(.warning)]))
+        #expect(FailThreshold.critical.isTripped(by: [finding(.critical)]))
+        #expect(!FailThreshold.anomalies.isTripped(by: []))
+    }
+}
