@@ -16,8 +16,11 @@
 --                                  in-app messages, banners). critical: DOMAIN.md's custom-UI bug.
 --   dismissal_without_impression   users who dismissed / clicked a message of the campaign with no
 --   click_without_impression       impression of the campaign by the same user at or before that time,
---                                  looking back before the range too. Push is left out (it has no
---                                  impressions) and so are control users (see control_interaction).
+--                                  looking back up to 30 days before the range (a message is clicked
+--                                  when it is shown, and showing it logs an impression; the bound keeps
+--                                  the daily run from reading a campaign's whole history). Push is left out
+--                                  (it has no impressions) and so are control users (see
+--                                  control_interaction).
 --                                  Severity by the share of the acting users (anomaly_severity).
 --   control_impressions_missing    the campaign has a control arm (control sends in the range, or an
 --                                  expected split with a "control" key) but a group of content-card,
@@ -85,8 +88,9 @@ as $function$
     ),
 
     -- Per user of each campaign that had clicks or dismissals: the first impression and whether the user
-    -- is in the control arm, over the campaign's whole history up to the end of the range (an impression
-    -- logged before from_date still counts). One index-only scan of events_campaign_idx per campaign.
+    -- is in the control arm, from 30 days before the range (an impression logged before from_date still
+    -- counts) to its end. One index-only scan of events_campaign_idx per campaign, or a scan of the
+    -- partitions when most campaigns are involved.
     interacting_campaigns as (
         select distinct app_id, campaign_id from in_range where type in ('click', 'dismissal')
     ),
@@ -98,6 +102,7 @@ as $function$
         join cardinal.events as e on e.app_id = c.app_id and e.campaign_id = c.campaign_id
         where e.campaign_id is not null
           and e.type in ('impression', 'send')
+          and e.time >= (anomalies.from_date - 31)::timestamp at time zone 'UTC'
           and e.time < (anomalies.to_date + 2)::timestamp at time zone 'UTC'
         group by e.app_id, e.campaign_id, e.user_key
     ),

@@ -1,0 +1,38 @@
+#!/bin/sh
+# regenerate.sh — rebuilds SQL/explain/*.txt: the EXPLAIN (ANALYZE, BUFFERS) plans of the report functions on
+# about 1 M events. Creates a scratch database on the cluster of CARDINAL_TEST_DATABASE_URL (a superuser URL
+# of a maintenance database, as for the tests), applies every migration, seeds it (seed.sql), vacuums it so
+# that index-only scans can skip the heap, runs explain.sql, and drops the database again.
+#
+#     CARDINAL_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:54329/postgres SQL/explain/regenerate.sh
+set -eu
+
+: "${CARDINAL_TEST_DATABASE_URL:?set CARDINAL_TEST_DATABASE_URL to a superuser postgresql:// URL (make test does this)}"
+here=$(cd "$(dirname "$0")" && pwd)
+migrations="$here/../migrations"
+database="cardinal_explain_$$"
+
+run_psql() {
+    psql -X -q -v ON_ERROR_STOP=1 "$CARDINAL_TEST_DATABASE_URL" "$@"
+}
+
+run_psql -c "create database $database"
+trap 'run_psql -c "drop database if exists $database with (force)"' EXIT
+
+{
+    # printf, not echo: dash's echo would read the "\c" of "\connect" as an escape and drop the line.
+    printf '%s\n' "\\connect $database"
+    # Never seed or explain anywhere but the scratch database.
+    printf '%s\n' "do \$\$ begin if current_database() <> '$database' then raise exception 'not in $database'; end if; end \$\$;"
+    for file in "$migrations"/*.sql; do
+        printf '%s\n' "\\i $file"
+    done
+    printf '%s\n' "\\i $here/seed.sql" \
+        "vacuum (analyze) cardinal.events;" \
+        "vacuum (analyze) cardinal.apps;" \
+        "vacuum (analyze) cardinal.campaign_settings;" \
+        "\\set outdir $here" \
+        "\\i $here/explain.sql"
+} | run_psql
+
+echo "regenerate.sh: wrote $here/unique_impressions.txt, anomalies.txt, control_arms.txt"
