@@ -6,15 +6,15 @@ import Testing
 
 @Suite struct ControlArmsTests {
     /// c1 counts "purchase" within one day of exposure.
-    private static let oneDayPurchase = CampaignSettingsUpdate(
-        conversionEvent: .set("purchase"), conversionWindow: .set(try! ConversionWindow(parsing: "1d"))
-    )
+    private static func oneDayPurchase() throws -> CampaignSettingsUpdate {
+        CampaignSettingsUpdate(conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "1d")))
+    }
 
     @Test("A conversion one second inside the window counts, one second outside or before exposure does not")
     func windowBoundaries() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", Self.oneDayPurchase)
+        try scenario.settings("c1", try Self.oneDayPurchase())
         try scenario.write([
             // u1 (v1): exposed day 10 01:00, buys day 11 00:59:59 = exposure + 1 day − 1 s: converts.
             event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
@@ -45,7 +45,7 @@ import Testing
     func exclusions() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", Self.oneDayPurchase)
+        try scenario.settings("c1", try Self.oneDayPurchase())
         try scenario.write([
             // Range: Tokyo days 10…11 = [day 9 15:00, day 11 15:00) UTC. as_of = day 12 00:00 UTC.
             // u1 (v1): exposed day 10 23:00, + 1 day = day 11 23:00 ≤ as_of: matured.
@@ -77,7 +77,7 @@ import Testing
     func userKeyAndOverrides() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", Self.oneDayPurchase)
+        try scenario.settings("c1", try Self.oneDayPurchase())
         try scenario.write([
             // u1 (v1): seen on d1, buys on d2 four hours later: converts (same user_key).
             event(.impression, at: scenario.time(10, "01:00"), user: "u1", device: "d1"),
@@ -124,7 +124,7 @@ import Testing
     func controlReport() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        var update = Self.oneDayPurchase
+        var update = try Self.oneDayPurchase()
         update.expectedSplit = .set(try ExpectedSplit(parsing: "control=1,v1=1,v2=1"))
         try scenario.settings("c1", update)
         // 30 users per arm; 6 of control, 12 of v1 and 9 of v2 buy an hour after exposure.

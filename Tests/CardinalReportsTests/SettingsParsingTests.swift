@@ -42,7 +42,8 @@ import Testing
 
     @Test("A stored split is read back from PostgreSQL's jsonb text")
     func splitFromJSON() throws {
-        let split = try ExpectedSplit(jsonText: #"{"v1": 3, "control": 1}"#)
+        let split = try ExpectedSplit(jsonText: #"{"v1": 3, "v0": 1, "control": 1}"#)
+        #expect(split.description == "control=1,v0=1,v1=3")
         #expect(split.weight(of: "control") == 1)
         #expect(split.weight(of: "v1") == 3)
         #expect(split.weight(of: "v2") == nil)

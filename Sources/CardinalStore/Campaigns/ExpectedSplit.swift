@@ -69,7 +69,8 @@ public struct ExpectedSplit: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Reads the stored `jsonb` object (keys sorted by PostgreSQL).
+    /// Reads the stored `jsonb` object. PostgreSQL keeps no key order, so the arms come back control first,
+    /// then by name.
     /// - Throws: ``CampaignSettingsError/invalidSplit(_:reason:)`` when it is not an object of positive numbers.
     public init(jsonText: String) throws(CampaignSettingsError) {
         guard case .object(let object) = try? JSONValue.parse(jsonText) else {
@@ -82,7 +83,10 @@ public struct ExpectedSplit: Sendable, Equatable, CustomStringConvertible {
             }
             arms.append(Arm(name: member.key, weight: weight))
         }
-        try self.init(arms: arms)
+        let controlFirst = arms.sorted {
+            ($0.name == Self.controlArm ? 0 : 1, $0.name) < ($1.name == Self.controlArm ? 0 : 1, $1.name)
+        }
+        try self.init(arms: controlFirst)
     }
 
     /// The weight of the arm named `name`, or `nil` when the split does not name it.
