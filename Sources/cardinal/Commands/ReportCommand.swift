@@ -41,11 +41,12 @@ enum ReportCommand {
                 discussion: """
                     A user is exposed at the first impression (control arm: first control impression; push: the \
                     send), converts with the conversion event within the window after it, and counts once the \
-                    window has elapsed by --as-of. Users exposed to several arms are left out.
+                    window has elapsed by --as-of. Users exposed to several arms are left out. --fail-on trips \
+                    on sample ratio mismatches, which are critical.
                     """,
                 options: [CommonOptions.databaseURL, ReportOptions.app, ReportOptions.campaign, ReportOptions.from,
                           ReportOptions.to, ReportOptions.asOf, ReportOptions.conversion, ReportOptions.window,
-                          CommonOptions.format],
+                          CommonOptions.format, ReportOptions.failOn],
                 flags: [ReportOptions.includeTest]
             ),
             CommandSpec(
@@ -111,6 +112,9 @@ enum ReportCommand {
                 """)
         }
         context.print(report.render(context.format))
+        if let threshold = ReportOptions.failThreshold(arguments), threshold.isTripped(by: report.sampleRatioFindings) {
+            throw CommandExit(code: ExitCode.findings)
+        }
     }
 
     static func run(_ context: CommandContext) throws {
