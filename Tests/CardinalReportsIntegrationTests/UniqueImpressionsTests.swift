@@ -144,6 +144,25 @@ import Testing
         #expect(platforms.map(\.uniqueImpressions) == [1, 1])
     }
 
+    @Test("A canvas step is a row of its own, keyed by canvas and step, and a campaign filter leaves it out")
+    func canvasSteps() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        var stepImpression = event(.impression, .inAppMessage, at: scenario.time(10, "01:00"), user: "u1", variant: nil)
+        stepImpression.source = .canvas(id: "onboarding", stepID: "step-2")
+        var stepClick = event(.click, .inAppMessage, at: scenario.time(10, "01:01"), user: "u1", variant: nil)
+        stepClick.source = .canvas(id: "onboarding", stepID: "step-2")
+        try scenario.write([stepImpression, stepClick, event(.impression, at: scenario.time(10, "01:00"), user: "u2")])
+        let query = UniqueImpressionsQuery(connection: scenario.connection)
+        let rows = try query.run(scenario.scope(10, 10))
+        // Ordered by campaign id with NULLs (the canvas step) last.
+        #expect(rows.map(\.campaignID) == ["c1", nil])
+        let step = try #require(rows.last)
+        #expect((step.canvasID, step.canvasStepID, step.channel) == ("onboarding", "step-2", "in_app_message"))
+        #expect((step.impressions, step.clicks, step.uniqueClickRate) == (1, 1, 1))
+        #expect(try query.run(scenario.scope(10, 10, campaign: "c1")).map(\.campaignID) == ["c1"])
+    }
+
     @Test("A range that ends before it starts, or an unknown breakdown, is refused with SQLSTATE 22023")
     func invalidArguments() throws {
         let scenario = try ReportScenario()
