@@ -25,7 +25,7 @@ enum RFC3339 {
               let minute = digits(bytes, 14, 2), bytes[16] == UInt8(ascii: ":"),
               let second = digits(bytes, 17, 2)
         else { return nil }
-        guard (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day),
+        guard (1...12).contains(month), (1...CivilDate.daysInMonth(year: year, month: month)).contains(day),
               hour < 24, minute < 60, second < 60
         else { return nil }
 
@@ -62,7 +62,7 @@ enum RFC3339 {
         }
         guard position == bytes.count else { return nil }
 
-        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
         let localSeconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return (localSeconds - offsetSeconds) * 1_000_000 + micros
     }
@@ -74,7 +74,7 @@ enum RFC3339 {
         let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
         let (days, secondOfDay) = wholeSeconds.quotientAndRemainder(dividingBy: 86_400)
         let (day, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
-        let (year, month, dayOfMonth) = civilDate(daysSinceEpoch: day)
+        let (year, month, dayOfMonth) = CivilDate.date(daysSinceEpoch: day)
         var text = "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))T"
             + "\(padded(Int(second / 3600), 2)):\(padded(Int(second / 60 % 60), 2)):\(padded(Int(second % 60), 2))"
         if fraction != 0 {
@@ -85,40 +85,9 @@ enum RFC3339 {
         return text + "Z"
     }
 
-    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    static func civilDate(daysSinceEpoch days: Int64) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
-        let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
-        return (Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0), month, day)
-    }
-
     private static func padded(_ number: Int, _ width: Int) -> String {
         let digits = String(number.magnitude)
         return (number < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    /// The days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int64 {
-        let shiftedYear = Int64(month <= 2 ? year - 1 : year)
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = Int64((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1)
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 
     private static func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ count: Int) -> Int? {

@@ -3,20 +3,7 @@ import CardinalIngest
 import Dispatch
 import Foundation
 
-let outcome = CommandLineParser.parse(
-    Array(CommandLine.arguments.dropFirst()), root: DaemonCommand.spec, environment: ProcessInfo.processInfo.environment
-)
-let arguments: ParsedArguments
-switch outcome {
-case let .help(text):
-    FileHandle.standardOutput.write(Data(text.utf8))
-    exit(ExitCode.success)
-case let .usageError(error):
-    FileHandle.standardError.write(Data(error.description.utf8))
-    exit(ExitCode.usage)
-case let .run(parsed):
-    arguments = parsed
-}
+let arguments = CommandLineParser.parseProcessArgumentsOrExit(root: DaemonCommand.spec)
 
 let (configuration, level): (IngestConfiguration, Logger.Level)
 do {

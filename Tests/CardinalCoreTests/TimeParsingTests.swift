@@ -41,9 +41,9 @@ import Testing
 
     @Test("Day counts agree with known dates on both sides of the epoch")
     func dayCounts() {
-        #expect(RFC3339.daysSinceEpoch(year: 1970, month: 1, day: 1) == 0)
-        #expect(RFC3339.daysSinceEpoch(year: 1969, month: 12, day: 31) == -1)
-        #expect(RFC3339.daysSinceEpoch(year: 2000, month: 3, day: 1) == 11_017)
+        #expect(CivilDate.daysSinceEpoch(year: 1970, month: 1, day: 1) == 0)
+        #expect(CivilDate.daysSinceEpoch(year: 1969, month: 12, day: 31) == -1)
+        #expect(CivilDate.daysSinceEpoch(year: 2000, month: 3, day: 1) == 11_017)
         #expect(RFC3339.microseconds(from: "1970-01-01T00:00:00Z") == 0)
         #expect(RFC3339.microseconds(from: "1969-12-31T23:59:59.5Z") == -500_000)
     }

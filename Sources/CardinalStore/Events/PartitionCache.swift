@@ -1,3 +1,4 @@
+import CardinalCore
 import Foundation
 
 /// The calendar months (UTC) for which this process knows an events partition exists, so that the writer asks
@@ -26,8 +27,8 @@ struct PartitionCache {
     }
 
     private static func monthNumber(_ date: Date) -> Int {
-        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-        let (year, month) = CivilDate.yearMonth(daysSinceEpoch: days)
+        let days = Int64((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        let (year, month, _) = CivilDate.date(daysSinceEpoch: days)
         return year * 12 + month - 1
     }
 }

@@ -1,0 +1,19 @@
+import Foundation
+
+extension CommandLineParser {
+    /// Parses this process's arguments and environment against `root`, the way an executable's `main` does:
+    /// help goes to standard output with exit 0, a usage error to standard error with exit 64, and only a
+    /// command to run comes back.
+    public static func parseProcessArgumentsOrExit(root: CommandSpec) -> ParsedArguments {
+        switch parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: ProcessInfo.processInfo.environment) {
+        case let .help(text):
+            FileHandle.standardOutput.write(Data(text.utf8))
+            exit(ExitCode.success)
+        case let .usageError(error):
+            FileHandle.standardError.write(Data(error.description.utf8))
+            exit(ExitCode.usage)
+        case let .run(arguments):
+            return arguments
+        }
+    }
+}
