@@ -1,3 +1,4 @@
+import CardinalCore
 public import Foundation
 public import PostgresClient
 
@@ -15,11 +16,11 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// The given day, or `nil` when there is no such day (month 13, 31 April, 29 February 2027).
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month),
-              (1...Self.daysInMonth(year: year, month: month)).contains(day)
+              (1...CivilDate.daysInMonth(year: year, month: month)).contains(day)
         else {
             return nil
         }
-        daysSinceEpoch = Self.days(year: year, month: month, day: day)
+        daysSinceEpoch = Int(CivilDate.daysSinceEpoch(year: year, month: month, day: day))
     }
 
     /// Parses `YYYY-MM-DD`, the form of PostgreSQL's `date` output and of the CLI's `--from`/`--to`.
@@ -46,16 +47,7 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// The year, month (1–12) and day of the month (1–31).
     public var components: (year: Int, month: Int, day: Int) {
-        // Howard Hinnant's civil_from_days.
-        let shifted = daysSinceEpoch + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        CivilDate.date(daysSinceEpoch: Int64(daysSinceEpoch))
     }
 
     /// `YYYY-MM-DD`.
@@ -67,24 +59,6 @@ public struct ReportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Earlier days first.
     public static func < (lhs: ReportDate, rhs: ReportDate) -> Bool {
         lhs.daysSinceEpoch < rhs.daysSinceEpoch
-    }
-
-    /// Howard Hinnant's days_from_civil.
-    private static func days(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 }
 
