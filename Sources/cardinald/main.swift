@@ -13,6 +13,10 @@ do {
     exit(ExitCode.usage)
 }
 
+// Without a connect timeout libpq waits for the operating system's TCP timeout (minutes) when the database host
+// is unreachable; with it, readiness checks and reconnects fail fast. A value the operator set wins.
+setenv("PGCONNECT_TIMEOUT", "5", 0)
+
 let logger = Logger(minimumLevel: level)
 let service: IngestService
 do {

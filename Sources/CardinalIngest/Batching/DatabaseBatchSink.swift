@@ -53,7 +53,10 @@ final class DatabaseBatchSink: BatchSink {
         }
         lastConnectAttempt = now
         do {
-            let writer = EventWriter(connection: try PostgresConnection(connectionString: connectionString))
+            let connection = try PostgresConnection(connectionString: connectionString)
+            // A hung server must not hold a batch, and the requests waiting on it, forever.
+            try connection.execute("set statement_timeout = '30s'")
+            let writer = EventWriter(connection: connection)
             self.writer = writer
             health.markAvailable(logger: logger)
             return writer
