@@ -1,0 +1,66 @@
+import Dispatch
+import Foundation
+
+/// Load from several client threads at once: real threads, because every client blocks on its socket,
+/// and the Swift concurrency pool of a 2-core machine has only two.
+final class ClientThreads: Sendable {
+    private let finished = DispatchGroup()
+
+    /// Starts `count` threads, each running `body` with its index.
+    init(count: Int, name: String, _ body: @escaping @Sendable (Int) -> Void) {
+        for index in 0..<count {
+            finished.enter()
+            let thread = Thread { [finished] in
+                body(index)
+                finished.leave()
+            }
+            thread.name = "\(name)-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Waits until every thread has returned.
+    /// - Returns: `false` when they are still busy after `timeout` (a hung daemon; the test fails).
+    func join(timeout: Duration = .seconds(600)) -> Bool {
+        finished.wait(timeout: .now() + timeout.timeInterval) == .success
+    }
+
+    /// Runs `count` threads and waits for all of them.
+    static func run(count: Int, name: String, timeout: Duration = .seconds(600), _ body: @escaping @Sendable (Int) -> Void) -> Bool {
+        ClientThreads(count: count, name: name, body).join(timeout: timeout)
+    }
+}
+
+/// Waiting for a state that a test cannot be told about: ask again every `interval` until it holds. The
+/// deadline only keeps a broken daemon from hanging the suite; it is never what a test asserts on.
+enum Poll {
+    /// A condition that never came true.
+    struct TimedOut: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Calls `check` until it returns a value.
+    /// - Throws: `TimedOut` naming `what` after `timeout`; errors from `check` are treated as "not yet".
+    @discardableResult
+    static func until<T>(
+        _ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(50),
+        _ check: () throws -> T?
+    ) throws -> T {
+        let giveUp = ContinuousClock.now + timeout
+        var lastError: (any Error)?
+        while true {
+            do {
+                if let value = try check() {
+                    return value
+                }
+            } catch {
+                lastError = error
+            }
+            guard ContinuousClock.now < giveUp else {
+                throw TimedOut(description: "gave up waiting for \(what) after \(timeout)"
+                    + (lastError.map { "; last error: \($0)" } ?? ""))
+            }
+            Thread.sleep(forTimeInterval: interval.timeInterval)
+        }
+    }
+}
