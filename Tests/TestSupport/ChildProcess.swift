@@ -4,6 +4,11 @@ import Synchronization
 
 /// A child process started by a test, with its standard output and standard error captured.
 ///
+/// Started with `posix_spawn` rather than Foundation's `Process`, whose end is only noticed once every
+/// process holding an inherited descriptor has exited: `pg_ctl start` leaves the server behind, and
+/// `Process` would wait for that server to stop. Here the child inherits nothing but its three standard
+/// streams, and a thread of its own waits for its exit with `waitpid`.
+///
 /// The child gets the test's environment without the `CARDINAL_*` variables, so that a developer's settings
 /// never change what a test runs; pass `environment` to add some back.
 public final class ChildProcess: Sendable {
@@ -30,37 +35,41 @@ public final class ChildProcess: Sendable {
     public let standardError: OutputCapture
     /// The process id.
     public let processIdentifier: Int32
-    private let process: UncheckedProcess
     private let exit = ExitRecord()
 
-    /// Starts `executable` with `arguments`.
-    /// - Throws: when the executable cannot be started.
+    /// Starts `executable` with `arguments`, standard input from /dev/null.
+    /// - Throws: `TestEnvironment.SetupError` when it cannot be started.
     public init(executable: URL, arguments: [String], environment: [String: String] = [:]) throws {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var childEnvironment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CARDINAL_") }
         childEnvironment.merge(environment) { _, new in new }
-        process.environment = childEnvironment
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
         name = executable.lastPathComponent
-        standardOutput = OutputCapture(pipe: outputPipe, name: "\(name)-out")
-        standardError = OutputCapture(pipe: errorPipe, name: "\(name)-err")
-        self.process = UncheckedProcess(process: process)
-        process.terminationHandler = { [exit] finished in
-            exit.record(finished.terminationReason == .uncaughtSignal
-                ? .signalled(finished.terminationStatus) : .exited(finished.terminationStatus))
+        let output = try Self.makePipe()
+        let errors = try Self.makePipe()
+        let spawned = Self.spawn(
+            executable.path, arguments: [executable.path] + arguments,
+            environment: childEnvironment.map { "\($0.key)=\($0.value)" }, output: output.write, errors: errors.write)
+        close(output.write)
+        close(errors.write)
+        standardOutput = OutputCapture(descriptor: output.read, name: "\(name)-out")
+        standardError = OutputCapture(descriptor: errors.read, name: "\(name)-err")
+        let pid: Int32
+        switch spawned {
+        case let .success(spawnedPID):
+            pid = spawnedPID
+        case let .failure(error):
+            throw TestEnvironment.SetupError(
+                description: "cannot start \(executable.path): \(String(cString: strerror(error.code)))")
         }
-        try process.run()
-        processIdentifier = process.processIdentifier
-        // Only the child keeps the write ends open, so the captures see end of file when it (and anything
-        // it started that inherited them) is gone.
-        try? outputPipe.fileHandleForWriting.close()
-        try? errorPipe.fileHandleForWriting.close()
+        processIdentifier = pid
+        let waiter = Thread { [exit] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            // The layout of wait(2) statuses: low 7 bits the terminating signal, 0 for a normal exit.
+            let signal = status & 0x7F
+            exit.record(signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal))
+        }
+        waiter.name = "wait-\(name)"
+        waiter.start()
     }
 
     deinit {
@@ -98,12 +107,72 @@ public final class ChildProcess: Sendable {
             throw TestEnvironment.SetupError(
                 description: "\(child.name) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
-        // A program that leaves a background process behind (pg_ctl) may not close the pipes at once; what it
-        // wrote itself is there when it has ended, so do not wait long.
-        child.standardOutput.waitForEnd(timeout: .seconds(5))
-        child.standardError.waitForEnd(timeout: .seconds(5))
+        child.standardOutput.waitForEnd(timeout: .seconds(30))
+        child.standardError.waitForEnd(timeout: .seconds(30))
         return CommandResult(
             termination: termination, standardOutput: child.standardOutput.text, standardError: child.standardError.text)
+    }
+
+    /// A pipe whose ends are closed on `exec`, so that children spawned meanwhile by other threads do not
+    /// keep it open.
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else {
+            throw TestEnvironment.SetupError(description: "pipe: \(String(cString: strerror(errno)))")
+        }
+        for descriptor in descriptors {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
+        return (descriptors[0], descriptors[1])
+    }
+
+    /// The open descriptors above the standard streams, which the child must not inherit. (Glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` would do this, but the Glibc module does not export it;
+    /// glibc ignores a close action whose descriptor was closed meanwhile.)
+    private static func inheritedDescriptors() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { Int32($0) }.filter { $0 > 2 }
+    }
+
+    /// `posix_spawn` with the child's standard streams set, every other descriptor closed, and signal
+    /// mask and dispositions reset (the test runner's must not leak into the child).
+    private static func spawn(
+        _ path: String, arguments: [String], environment: [String], output: Int32, errors: Int32
+    ) -> Result<Int32, SpawnError> {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors, 2)
+        for descriptor in inheritedDescriptors() {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        return result == 0 ? .success(pid) : .failure(SpawnError(code: result))
+    }
+
+    /// The `errno` of a failed `posix_spawn`.
+    private struct SpawnError: Error {
+        let code: Int32
     }
 }
 
@@ -149,12 +218,3 @@ private final class ExitRecord: Sendable {
         return termination
     }
 }
-
-/// A `Process` handed between threads.
-private struct UncheckedProcess {
-    let process: Process
-}
-
-// The process object is configured before `run()` and afterwards only kept alive here; it is never mutated
-// from another thread (signals go to its pid, the end is reported through `terminationHandler`).
-extension UncheckedProcess: @unchecked Sendable {}

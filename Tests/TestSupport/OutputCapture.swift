@@ -8,13 +8,13 @@ public final class OutputCapture {
     private var bytes: [UInt8] = []
     private var reachedEnd = false
 
-    /// Starts reading `pipe` until end of file. The caller must close its own copy of the write end (the
-    /// child's copy is what keeps the pipe open).
-    public init(pipe: Pipe, name: String) {
-        let descriptor = pipe.fileHandleForReading.fileDescriptor
+    /// Starts reading the read end of a pipe until end of file, then closes it. The caller must have closed
+    /// its own copy of the write end: the child's copy is what keeps the pipe open.
+    /// - Parameter descriptor: the read end, owned by the capture from now on.
+    init(descriptor: Int32, name: String) {
         let thread = Thread { [self] in
-            // The pipe's read end stays open for the lifetime of `pipe`, which the thread holds.
-            withExtendedLifetime(pipe) { readUntilEnd(descriptor) }
+            readUntilEnd(descriptor)
+            close(descriptor)
         }
         thread.name = "capture-\(name)"
         thread.start()
