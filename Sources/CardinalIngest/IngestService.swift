@@ -92,9 +92,13 @@ public final class IngestService: Sendable {
     /// The port the daemon listens on.
     public var port: UInt16 { server.port }
 
-    /// Stops accepting connections, answers the requests in flight once their batches commit, then stops.
+    /// Stops accepting connections and new batches (503 on kept-alive connections), answers the requests in
+    /// flight once their batches commit, then stops.
     public func shutDown() {
         logger.log(.info, "shutting down: no new connections, finishing in-flight batches")
+        // Draining starts before the listening socket closes: a client that finds it closed knows that its
+        // kept-alive connections get 503 from now on.
+        router.beginDraining()
         server.quiesce()
         router.waitUntilIdle(timeout: .seconds(30))
         batcher.shutDown()
