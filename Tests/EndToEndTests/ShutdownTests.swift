@@ -69,8 +69,8 @@ import Testing
         withKnownIssue(ShutdownExchange.lostResponseIssue, isIntermittent: true) {
             #expect(pinnedExchanges.count == 6 && pinnedExchanges.allSatisfy { $0.status == 200 && $0.accepted == eventsPerRequest },
                     "requests in flight at the signal were committed and answered: \(pinnedExchanges.map(\.status))")
-            #expect(unanswered.filter(\.sentBeforeSignal).isEmpty, "a request sent before the signal lost its answer")
-            #expect(stored.isDisjoint(with: unanswered.flatMap(\.events)), "a committed request lost its answer")
+            #expect(unanswered.filter(\.sentBeforeSignal).count == 0, "requests sent before the signal lost their answer")
+            #expect(stored.intersection(unanswered.flatMap(\.events)).count == 0, "events of requests that lost their answer were stored")
         }
     }
 
