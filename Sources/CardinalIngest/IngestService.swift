@@ -52,8 +52,9 @@ public final class IngestService: Sendable {
         do {
             self.server = try HTTPServer(
                 configuration: serverConfiguration,
-                headHandler: { method, path, headers in
-                    let response = RequestHeadCheck().response(method: method, path: path, headers: headers)
+                headHandler: { [maxBodyBytes = configuration.maxBodyBytes] method, path, headers in
+                    let response = RequestHeadCheck(maxBodyBytes: maxBodyBytes)
+                        .response(method: method, path: path, headers: headers)
                     if let response, path == "/v1/events" {
                         metrics.recordRequest(status: response.status)
                     }
