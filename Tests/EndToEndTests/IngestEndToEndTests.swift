@@ -137,8 +137,3 @@ import Testing
         }
     }
 }
-
-extension UUID {
-    /// The canonical lower-case text, as PostgreSQL prints a uuid.
-    var lowercased: String { uuidString.lowercased() }
-}

@@ -60,10 +60,3 @@ import Testing
         #expect(samples["cardinal_ingest_database_up"] == 1)
     }
 }
-
-extension MixedBatch {
-    /// The counts of a `200` for this batch.
-    var expectedCounts: IngestResult.Counts {
-        IngestResult.Counts(accepted: goodIDs.count, duplicates: 0, rejected: expectedRejections.count)
-    }
-}

@@ -153,47 +153,6 @@ import Testing
     }
 }
 
-/// What became of one request sent around a shutdown.
-struct ShutdownExchange: Sendable {
-    /// The known bug that makes the strictest expectations fail now and then: `HTTPServer.stop()` (MicroHTTP)
-    /// closes connections whose response `respond` handed to libmicrohttpd but which it has not written yet.
-    static let lostResponseIssue: Comment = """
-        MicroHTTP: HTTPServer.stop() right after the last respond() can close a resumed connection before its \
-        response is written, so a committed request loses its answer
-        """
-
-    /// Whether the whole request had been sent before the test signalled the daemon.
-    let sentBeforeSignal: Bool
-    /// The status, or `nil` when the connection failed.
-    let status: Int?
-    let retryAfter: String?
-    let accepted: Int
-    let events: [UUID]
-
-    /// Sends one request and notes what became of it.
-    @discardableResult
-    static func send(
-        _ events: [TestEvent], with client: IngestClient, signalled: borrowing Atomic<Bool>,
-        into exchanges: Locked<[ShutdownExchange]>
-    ) -> ShutdownExchange {
-        var sentBeforeSignal = false
-        var reply: HTTPReply?
-        do {
-            reply = try client.post(body: TestEvent.jsonBatch(events)) {
-                sentBeforeSignal = !signalled.load(ordering: .sequentiallyConsistent)
-            }
-        } catch {
-            reply = nil
-        }
-        let accepted = reply.flatMap { $0.status == 200 ? try? IngestResult($0).accepted : nil } ?? 0
-        let exchange = ShutdownExchange(
-            sentBeforeSignal: sentBeforeSignal, status: reply?.status, retryAfter: reply?.header("Retry-After"),
-            accepted: accepted, events: events.map(\.id))
-        exchanges.withLock { $0.append(exchange) }
-        return exchange
-    }
-}
-
 /// A client handed to one other thread, which alone uses it from then on.
 private struct UncheckedClient {
     let client: IngestClient
@@ -201,38 +160,3 @@ private struct UncheckedClient {
 
 // The test thread hands the client over and does not touch it again: one thread at a time uses it.
 extension UncheckedClient: @unchecked Sendable {}
-
-/// `lock table cardinal.events in share mode`, held by the test in a transaction of its own, which blocks
-/// every writer's insert until `release()`.
-final class TableLock {
-    private let holder: PostgresConnection
-    private let observer: PostgresConnection
-    private var held = true
-
-    init(_ fixture: IngestFixture) throws {
-        holder = try fixture.database.connect()
-        // pg_stat_activity is read once per transaction, so the waiting writers are watched from another session.
-        observer = try fixture.database.connect()
-        try holder.executeScript("begin; lock table cardinal.events in share mode")
-    }
-
-    /// Waits until `count` other sessions wait for a lock.
-    func waitForBlockedSessions(_ count: Int) throws {
-        try Poll.until("\(count) writer(s) to wait for the table lock") {
-            try observer.query(
-                """
-                select count(*) from pg_stat_activity
-                where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()
-                """
-            )[0].decode(Int.self, at: 0) == count ? true : nil
-        }
-    }
-
-    /// Lets the writers go on. Idempotent.
-    func release() {
-        if held {
-            held = false
-            _ = try? holder.executeScript("commit")
-        }
-    }
-}

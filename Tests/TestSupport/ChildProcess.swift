@@ -19,6 +19,7 @@ public final class ChildProcess: Sendable {
         /// A signal ended it.
         case signalled(Int32)
 
+        /// "exit status N" or "signal N".
         public var description: String {
             switch self {
             case let .exited(status): "exit status \(status)"
@@ -173,24 +174,6 @@ public final class ChildProcess: Sendable {
     /// The `errno` of a failed `posix_spawn`.
     private struct SpawnError: Error {
         let code: Int32
-    }
-}
-
-/// What a finished command did.
-public struct CommandResult: Sendable {
-    /// How it ended.
-    public let termination: ChildProcess.Termination
-    /// Everything it wrote to standard output.
-    public let standardOutput: String
-    /// Everything it wrote to standard error.
-    public let standardError: String
-
-    /// Its exit status, or `nil` when a signal ended it.
-    public var exitStatus: Int32? {
-        if case let .exited(status) = termination {
-            return status
-        }
-        return nil
     }
 }
 

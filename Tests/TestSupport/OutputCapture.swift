@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Glibc
 
 /// Collects everything a child process writes to one pipe, on a thread of its own, so that the child never
@@ -84,10 +84,3 @@ public final class OutputCapture {
 
 // Every stored property but the constant condition is read and written with `condition` locked.
 extension OutputCapture: @unchecked Sendable {}
-
-extension Duration {
-    /// The duration in seconds, for Foundation's time intervals.
-    public var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}
