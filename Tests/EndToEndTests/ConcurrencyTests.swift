@@ -72,7 +72,7 @@ import Testing
 
     /// Posts `batch` until it is answered 200, retrying (like an SDK) while the daemon says 503.
     private static func deliver(_ batch: [TestEvent], with client: IngestClient, into outcomes: Locked<Outcomes>) {
-        while true {
+        for _ in 0..<100 {
             do {
                 let reply = try client.send(batch)
                 if reply.status == 503 {
@@ -93,5 +93,6 @@ import Testing
             }
             return
         }
+        outcomes.withLock { $0.failures.append("still 503 after 100 attempts") }
     }
 }

@@ -66,9 +66,11 @@ import Testing
         let pinnedIDs = Set(pinned.joined().map(\.id))
         let pinnedExchanges = seen.filter { Set($0.events).isSubset(of: pinnedIDs) }
         let unanswered = seen.filter { $0.status == nil }
+        #expect(pinnedExchanges.count == 6)
+        #expect(pinnedExchanges.allSatisfy { $0.status == nil || ($0.status == 200 && $0.accepted == eventsPerRequest) },
+                "requests in flight at the signal were committed: \(pinnedExchanges.map(\.status))")
         withKnownIssue(ShutdownExchange.lostResponseIssue, isIntermittent: true) {
-            #expect(pinnedExchanges.count == 6 && pinnedExchanges.allSatisfy { $0.status == 200 && $0.accepted == eventsPerRequest },
-                    "requests in flight at the signal were committed and answered: \(pinnedExchanges.map(\.status))")
+            #expect(pinnedExchanges.allSatisfy { $0.status != nil }, "requests in flight at the signal were answered")
             #expect(unanswered.filter(\.sentBeforeSignal).count == 0, "requests sent before the signal lost their answer")
             #expect(stored.intersection(unanswered.flatMap(\.events)).count == 0, "events of requests that lost their answer were stored")
         }
