@@ -64,6 +64,6 @@ let package = Package(
                     swiftSettings: strictSettings),
 
         // End-to-end tests: the built `cardinald` and `cardinal` binaries against the private PostgreSQL.
-        .testTarget(name: "EndToEndTests", dependencies: ["PostgresClient", "TestSupport", "Gzip"], swiftSettings: strictSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["CardinalCore", "PostgresClient", "TestSupport", "Gzip"], swiftSettings: strictSettings),
     ]
 )

@@ -52,8 +52,9 @@ public final class IngestService: Sendable {
         do {
             self.server = try HTTPServer(
                 configuration: serverConfiguration,
-                headHandler: { method, path, headers in
-                    let response = RequestHeadCheck().response(method: method, path: path, headers: headers)
+                headHandler: { [maxBodyBytes = configuration.maxBodyBytes] method, path, headers in
+                    let response = RequestHeadCheck(maxBodyBytes: maxBodyBytes)
+                        .response(method: method, path: path, headers: headers)
                     if let response, path == "/v1/events" {
                         metrics.recordRequest(status: response.status)
                     }
@@ -92,12 +93,18 @@ public final class IngestService: Sendable {
     /// The port the daemon listens on.
     public var port: UInt16 { server.port }
 
-    /// Stops accepting connections, answers the requests in flight once their batches commit, then stops.
+    /// Stops accepting connections and new batches (503 on kept-alive connections), answers the requests in
+    /// flight once their batches commit, then stops.
     public func shutDown() {
         logger.log(.info, "shutting down: no new connections, finishing in-flight batches")
+        // Draining starts before the listening socket closes: a client that finds it closed knows that its
+        // kept-alive connections get 503 from now on.
+        router.beginDraining()
         server.quiesce()
         router.waitUntilIdle(timeout: .seconds(30))
         batcher.shutDown()
+        // Answers handed to the server are still being written; stopping now would cut them off.
+        server.waitForOpenRequests(timeout: .seconds(5))
         server.stop()
         pool.shutdown()
         logger.log(.info, "stopped")

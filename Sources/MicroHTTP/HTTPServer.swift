@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Decides from the request head alone, before any body is read: return a response (`401`, `415`, `413`…)
@@ -57,6 +58,23 @@ public final class HTTPServer: Sendable {
     /// new connection attempts are refused. Use it to drain before ``stop()``.
     public func quiesce() {
         daemon.withLock { $0?.quiesce() }
+    }
+
+    /// Waits until every request the server has begun is complete: its response written to the client (or its
+    /// connection gone). ``HTTPResponder/respond(_:)`` only hands a response over; call this between the last
+    /// `respond` and ``stop()`` so that answers already given are not cut off by the stop.
+    /// - Parameter timeout: How long to wait at most.
+    /// - Returns: `true` when no request was left open.
+    @discardableResult
+    public func waitForOpenRequests(timeout: Duration) -> Bool {
+        let giveUp = ContinuousClock.now + timeout
+        while core.openRequests.load(ordering: .relaxed) > 0 {
+            if ContinuousClock.now >= giveUp {
+                return false
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return true
     }
 
     /// Closes every connection and stops the server threads (`MHD_stop_daemon`). Idempotent.

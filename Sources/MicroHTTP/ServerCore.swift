@@ -12,6 +12,8 @@ final class ServerCore: Sendable {
     let logger: (@Sendable (String) -> Void)?
     let suspendedRequests = SuspendedRequests()
     let connections = ConnectionTable()
+    /// Requests begun and not yet completed: being received, waiting for their handler, or being sent.
+    let openRequests = Atomic<Int>(0)
     private let lastLogMessage = Mutex<String?>(nil)
 
     init(configuration: HTTPServerConfiguration, headHandler: HTTPHeadHandler?, handler: @escaping HTTPHandler) {
@@ -71,6 +73,7 @@ final class ServerCore: Sendable {
             remoteAddress: connections.address(of: connection), maxBodyBytes: maxBodyBytes,
             expectedBodyBytes: declaredLength)
         requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
+        openRequests.add(1, ordering: .relaxed)
         return .YES
     }
 
@@ -92,6 +95,7 @@ final class ServerCore: Sendable {
         requestSlot.pointee = nil
         // SAFETY: balances the `passRetained` in `beginRequest`; the slot is cleared so it cannot happen twice.
         let context = Unmanaged<RequestContext>.fromOpaque(slot).takeRetainedValue()
+        openRequests.subtract(1, ordering: .relaxed)
         if case .dispatched(let responder) = context.phase {
             responder.connectionClosed()
         }

@@ -1,7 +1,8 @@
 import ArgumentKit
 import CardinalIngest
-import Dispatch
 import Foundation
+
+TerminationSignal.block()
 
 let arguments = CommandLineParser.parseProcessArgumentsOrExit(root: DaemonCommand.spec)
 
@@ -26,19 +27,6 @@ do {
     exit(ExitCode.failure)
 }
 
-// Signals arrive on a dispatch source rather than in a C handler, so shutdown can run ordinary Swift code.
-let stop = DispatchSemaphore(value: 0)
-var signalSources: [any DispatchSourceSignal] = []
-for signalNumber in [SIGTERM, SIGINT] {
-    signal(signalNumber, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-    source.setEventHandler {
-        logger.log(.info, "signal received", ["signal": signalNumber == SIGTERM ? "TERM" : "INT"])
-        stop.signal()
-    }
-    source.resume()
-    signalSources.append(source)
-}
-stop.wait()
+TerminationSignal.wait(logger: logger)
 service.shutDown()
 exit(ExitCode.success)

@@ -16,6 +16,7 @@ final class IngestRouter: Sendable {
     private let processing = DispatchQueue(label: "cardinal.ingest.processing", attributes: .concurrent)
     private let inFlight = Mutex(0)
     private let requestCounter = Atomic<UInt64>(0)
+    private let draining = Atomic(false)
     private let requestIDPrefix = String(UInt32.random(in: .min ... .max), radix: 36)
 
     init(events: EventsEndpoint, pool: PostgresPool, metrics: IngestMetrics, logger: Logger) {
@@ -32,6 +33,11 @@ final class IngestRouter: Sendable {
         let respond: @Sendable (HTTPResponse) -> Void = { [self] response in
             var response = response
             response.headers.add(name: "X-Request-Id", value: requestID)
+            if draining.load(ordering: .acquiring) {
+                // libmicrohttpd closes the connection after this response, so a keep-alive client comes back
+                // on a new connection, which the quiesced server refuses.
+                response.headers.replaceOrAdd(name: "Connection", value: "close")
+            }
             if request.path == "/v1/events" {
                 metrics.recordRequest(status: response.status)
                 if response.status >= 400 {
@@ -45,6 +51,8 @@ final class IngestRouter: Sendable {
             inFlight.withLock { $0 -= 1 }
         }
         switch Route(path: request.path) {
+        case .events where draining.load(ordering: .acquiring):
+            respond(IngestResponse.failure(.shuttingDown))
         case .events:
             processing.async { [events] in events.handle(request, requestID: requestID, respond: respond) }
         case .health:
@@ -56,6 +64,12 @@ final class IngestRouter: Sendable {
         case nil:
             respond(IngestResponse.error(404, code: "not_found", message: "no such endpoint: \(request.path)"))
         }
+    }
+
+    /// From now on, refuses new batches with 503 and closes every connection after its response, so that
+    /// keep-alive clients cannot keep a shutting-down daemon busy; requests already taken on finish normally.
+    func beginDraining() {
+        draining.store(true, ordering: .releasing)
     }
 
     /// Waits until every request in flight has been answered, or `timeout` passes.

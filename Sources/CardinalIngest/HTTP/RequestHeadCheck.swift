@@ -5,6 +5,10 @@ import MicroHTTP
 /// Checks made on a request's method, path and headers before its body is read, so that a client with a
 /// missing key or a wrong content type is turned away without uploading a large body first.
 struct RequestHeadCheck: Sendable {
+    /// The largest body accepted as sent; a larger `Content-Length` is answered 413 here, with the API's JSON
+    /// error body, before the HTTP server's own plain-text 413 would be.
+    var maxBodyBytes = Int.max
+
     /// `nil` to go on and read the body, or the response to send at once.
     func response(method: String, path: String, headers: HTTPHeaders) -> HTTPResponse? {
         guard let route = Route(path: path) else {
@@ -34,6 +38,12 @@ struct RequestHeadCheck: Sendable {
         if ContentEncoding(header: headers["Content-Encoding"]) == nil {
             return IngestResponse.error(
                 415, code: "unsupported_encoding", message: "Content-Encoding must be gzip or identity"
+            )
+        }
+        if let length = headers["Content-Length"].flatMap({ Int($0) }), length > maxBodyBytes {
+            return IngestResponse.error(
+                413, code: "payload_too_large",
+                message: "the body is \(length) bytes; this server accepts at most \(maxBodyBytes): send smaller batches"
             )
         }
         return nil

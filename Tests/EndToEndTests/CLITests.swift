@@ -1,0 +1,156 @@
+import Foundation
+import PostgresClient
+import Testing
+import TestSupport
+
+/// The `cardinal` and `cardinald` command lines as an operator meets them: help, output streams, exit codes.
+@Suite struct CLITests {
+    @Test("cardinal --help prints the overview, usage, options and subcommands")
+    func rootHelpSnapshot() throws {
+        let result = try CardinalCLI.run(["--help"])
+
+        #expect(result.exitStatus == 0)
+        #expect(result.standardError.isEmpty)
+        #expect(result.standardOutput == """
+            OVERVIEW: Cardinal's command line: schema migrations, apps and ingest keys, and
+            reports.
+
+            Every command reads the database from --database-url or CARDINAL_DATABASE_URL.
+
+            USAGE: cardinal <subcommand>
+
+            OPTIONS:
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+              migrate                 Apply pending schema migrations (SQL/migrations) to
+                                      the database.
+              apps                    Create and list apps; every event and ingest key
+                                      belongs to one app.
+              keys                    Create, list and revoke ingest keys.
+              campaigns               Set and list campaign report settings: conversion
+                                      event, window, expected split, time zone.
+              report                  Compute and print reports, or run the scheduled job
+                                      that stores them for psql and dashboards.
+
+              See 'cardinal help <subcommand>' for detailed help.
+
+            """)
+    }
+
+    @Test("cardinal keys create --help prints its usage and options, as 'cardinal help keys create' does")
+    func keysCreateHelpSnapshot() throws {
+        let expected = """
+            OVERVIEW: Create an ingest key and print it, alone, on standard output.
+
+            USAGE: cardinal keys create [--database-url <url>] --app <app>
+                                        [--description <text>]
+
+            OPTIONS:
+              --database-url <url>    libpq connection string or URI of the Cardinal
+                                      database. (env: CARDINAL_DATABASE_URL)
+              --app <app>             The app the key belongs to.
+              --description <text>    Where the key is used, for the listing.
+              -h, --help              Show help information.
+
+            """
+
+        let flag = try CardinalCLI.run(["keys", "create", "--help"])
+        let command = try CardinalCLI.run(["help", "keys", "create"])
+
+        #expect(flag.exitStatus == 0)
+        #expect(flag.standardOutput == expected)
+        #expect(command.exitStatus == 0)
+        #expect(command.standardOutput == expected)
+    }
+
+    @Test("cardinal keys create prints only the key on standard output")
+    func keysCreatePrintsOnlyTheKey() throws {
+        let database = try TestDatabase.migrated(prefix: "e2e_cli")
+        defer { database.drop() }
+        try CardinalCLI.createApp("cli-app", databaseURL: database.url)
+
+        let result = try CardinalCLI.run(["keys", "create", "--app", "cli-app", "--database-url", database.url])
+
+        #expect(result.exitStatus == 0)
+        let key = result.standardOutput
+        #expect(key.wholeMatch(of: /cdl_ck_[A-Za-z0-9]{12}_[A-Za-z0-9]{32}\n/) != nil, "stdout: \(key)")
+        #expect(!result.standardError.contains(key.trimmingCharacters(in: .newlines)), "the key is never logged")
+        let stored = try database.connect().query("select count(*) from cardinal.ingest_keys")[0].decode(Int.self, at: 0)
+        #expect(stored == 1)
+    }
+
+    @Test("A usage error exits 64 with 'Error:' and the usage on standard error, nothing on standard output")
+    func usageErrorExits64() throws {
+        for arguments in [["keys", "create"], ["bogus"], ["apps", "create", "x", "--colour", "red"]] {
+            let result = try CardinalCLI.run(arguments)
+
+            #expect(result.exitStatus == 64, "\(arguments)")
+            #expect(result.standardError.hasPrefix("Error: "), "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains("Usage: cardinal"), "\(arguments)")
+            #expect(result.standardOutput.isEmpty, "\(arguments)")
+        }
+    }
+
+    @Test("A database error exits 1 with one line on standard error")
+    func databaseErrorExits1() throws {
+        let unreachable = "postgresql://postgres@127.0.0.1:1/cardinal"
+        let admin = try TestEnvironment.adminDatabaseURL()
+        var missing = admin
+        missing.path = "/cardinal_no_such_database"
+
+        for url in [unreachable, missing.string ?? ""] {
+            let result = try CardinalCLI.run(["apps", "list", "--database-url", url])
+
+            #expect(result.exitStatus == 1, "\(url): \(result.standardError)")
+            #expect(result.standardError.hasPrefix("Error: "))
+            #expect(result.standardError.split(separator: "\n").count == 1, "one line: \(result.standardError)")
+            #expect(result.standardOutput.isEmpty)
+        }
+    }
+
+    @Test("Two cardinal migrate runs at once on a fresh database both succeed and apply each migration once")
+    func concurrentMigrations() throws {
+        let database = try TestDatabase(prefix: "e2e_migrate")
+        defer { database.drop() }
+        let results = Locked([CommandResult]())
+
+        let finished = ClientThreads.run(count: 2, name: "migrate") { _ in
+            if let result = try? CardinalCLI.run(["migrate", "--database-url", database.url]) {
+                results.withLock { $0.append(result) }
+            }
+        }
+
+        #expect(finished)
+        let ran = results.value
+        #expect(ran.count == 2)
+        #expect(ran.allSatisfy { $0.exitStatus == 0 }, "\(ran.map(\.standardError))")
+        let files = try FileManager.default.contentsOfDirectory(
+            at: TestDatabase.migrationDirectory.url, includingPropertiesForKeys: nil
+        ).filter { $0.pathExtension == "sql" }
+        let versions = try database.connect().query(
+            "select version, count(*) from cardinal.schema_migrations group by version order by version"
+        ).map { (try $0.decode(Int.self, at: 0), try $0.decode(Int.self, at: 1)) }
+        #expect(versions.count == files.count)
+        #expect(versions.allSatisfy { $0.1 == 1 }, "each version once: \(versions)")
+    }
+
+    @Test("cardinald --help exits 0 and lists every option; a bad option exits 64")
+    func daemonHelp() throws {
+        let cardinald = try CardinalCLI.binary("cardinald")
+
+        let help = try ChildProcess.run(cardinald, ["--help"])
+        let bad = try ChildProcess.run(cardinald, ["--listen", "nowhere", "--database-url", "postgresql://x"])
+
+        #expect(help.exitStatus == 0)
+        #expect(help.standardOutput.hasPrefix("OVERVIEW: Cardinal's ingest daemon"))
+        for option in ["--database-url", "--listen", "--writers", "--max-batch-events", "--batch-delay",
+                       "--max-queued-events", "--request-timeout", "--max-body-bytes", "--max-inflated-bytes",
+                       "--max-connections", "--connection-timeout", "--http-threads", "--key-cache-ttl",
+                       "--retention-days", "--log-level"] {
+            #expect(help.standardOutput.contains(option), "\(option)")
+        }
+        #expect(bad.exitStatus == 64)
+        #expect(bad.standardError.contains("--listen"))
+    }
+}

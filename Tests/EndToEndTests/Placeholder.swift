@@ -1,1 +1,0 @@
-// Placeholder until the tests land; delete when adding real tests.

@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import TestSupport
+
+/// The real `cardinald` binary, started as a child process on a free port of 127.0.0.1.
+///
+/// The daemon is told `--listen 127.0.0.1:0` and logs the address it bound in its "cardinald listening"
+/// line, which is where the port comes from.
+final class DaemonProcess: Sendable {
+    /// The port it listens on.
+    let port: UInt16
+    private let child: ChildProcess
+
+    /// Starts the daemon on `databaseURL` with extra `options` and waits until it listens.
+    /// - Throws: `TestEnvironment.SetupError` with the daemon's standard error when it does not come up.
+    init(databaseURL: String, options: [String] = []) throws {
+        let child = try ChildProcess(
+            executable: try CardinalCLI.binary("cardinald"),
+            arguments: ["--database-url", databaseURL, "--listen", "127.0.0.1:0", "--log-level", "info"] + options
+        )
+        guard let line = child.standardError.waitForLine(containing: "msg=\"cardinald listening\"", timeout: .seconds(120)),
+              let port = Self.port(inLogLine: line)
+        else {
+            child.send(signal: SIGKILL)
+            let ended = child.waitForExit(timeout: .seconds(30)).map(String.init(describing:)) ?? "still running"
+            throw SetupFailure(
+                description: "cardinald did not report its address (\(ended)); its standard error:\n\(child.standardError.text)")
+        }
+        self.child = child
+        self.port = port
+    }
+
+    /// The port in `... http.address=127.0.0.1:PORT ...`.
+    static func port(inLogLine line: String) -> UInt16? {
+        guard let field = line.split(separator: " ").first(where: { $0.hasPrefix("http.address=") }),
+              let colon = field.lastIndex(of: ":")
+        else {
+            return nil
+        }
+        return UInt16(field[field.index(after: colon)...])
+    }
+
+    /// Everything the daemon logged so far.
+    var standardError: String { child.standardError.text }
+
+    /// Whether the process is still alive.
+    var isRunning: Bool { child.isRunning }
+
+    /// Sends SIGTERM: the daemon should finish what is in flight and exit 0.
+    func terminate() {
+        child.send(signal: SIGTERM)
+    }
+
+    /// Sends `signal`.
+    func send(signal: Int32) {
+        child.send(signal: signal)
+    }
+
+    /// `kill -9`, and waits until the process is gone.
+    func crash() throws {
+        child.send(signal: SIGKILL)
+        guard child.waitForExit(timeout: .seconds(60)) != nil else {
+            throw SetupFailure(description: "cardinald survived SIGKILL for 60 s")
+        }
+    }
+
+    /// Waits until the daemon ends; a generous bound only keeps a broken daemon from hanging the suite.
+    /// - Throws: when it is still running after `timeout`.
+    func waitForExit(timeout: Duration = .seconds(120)) throws -> ChildProcess.Termination {
+        guard let termination = child.waitForExit(timeout: timeout) else {
+            throw SetupFailure(
+                description: "cardinald still runs after \(timeout); its standard error:\n\(standardError)")
+        }
+        return termination
+    }
+
+    /// Stops the daemon at the end of a test whatever state it is in: SIGTERM, then SIGKILL if it lingers.
+    func stop() {
+        guard child.isRunning else {
+            return
+        }
+        child.send(signal: SIGTERM)
+        if child.waitForExit(timeout: .seconds(60)) == nil {
+            child.send(signal: SIGKILL)
+            _ = child.waitForExit(timeout: .seconds(30))
+        }
+    }
+}

@@ -1,0 +1,6 @@
+import Foundation
+
+extension UUID {
+    /// The canonical lower-case text, as PostgreSQL prints a uuid.
+    var lowercased: String { uuidString.lowercased() }
+}
