@@ -40,20 +40,7 @@ extension UniqueImpressionsReport {
         if let breakdown {
             members.append((breakdown.rawValue, ReportJSON.string(row.breakdown)))
         }
-        members += [
-            ("impressions", ReportJSON.integer(row.impressions)),
-            ("unique_impressions", ReportJSON.integer(row.uniqueImpressions)),
-            ("unique_daily_impressions", ReportJSON.integer(row.uniqueDailyImpressions)),
-            ("unique_recipients", ReportJSON.integer(row.uniqueRecipients)),
-            ("clicks", ReportJSON.integer(row.clicks)),
-            ("unique_clicks", ReportJSON.integer(row.uniqueClicks)),
-            ("dismissals", ReportJSON.integer(row.dismissals)),
-            ("unique_dismissals", ReportJSON.integer(row.uniqueDismissals)),
-            ("click_rate", ReportJSON.number(row.clickRate)),
-            ("unique_click_rate", ReportJSON.number(row.uniqueClickRate)),
-            ("dismissal_rate", ReportJSON.number(row.dismissalRate)),
-            ("unique_dismissal_rate", ReportJSON.number(row.uniqueDismissalRate)),
-        ]
+        members += row.figureMembers
         return ReportJSON.object(members)
     }
 
