@@ -16,7 +16,7 @@ row or finding against the naive rows), and prints a table with the medians, min
 The figures go as JSON to bench-results/reports-<timestamp>.json (the path is printed at the end).
 
 Knobs (environment): BENCH_REPORT_EVENTS (10000000), BENCH_RUNS (3, runs per figure), BENCH_RESEED (1 seeds
-again even when the database holds the requested events), BENCH_REPORT_SLOW (60: a command slower than this
+again even when the database holds the requested events), BENCH_REPORT_SLOW (15: a command slower than this
 many seconds on its first run is not repeated, so that a slow naive query cannot blow the time budget; the
 table says how many runs each figure has), BENCH_REPORT_DATABASE (cardinal_bench_reports).
 
@@ -39,7 +39,7 @@ from bench import REPO, admin_url, database_url, psql, sh, summary
 EVENTS = int(os.environ.get("BENCH_REPORT_EVENTS", "10000000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 RESEED = os.environ.get("BENCH_RESEED", "0") == "1"
-SLOW_SECONDS = float(os.environ.get("BENCH_REPORT_SLOW", "60"))
+SLOW_SECONDS = float(os.environ.get("BENCH_REPORT_SLOW", "15"))
 DATABASE = os.environ.get("BENCH_REPORT_DATABASE", "cardinal_bench_reports")
 APP = "bench"
 NAIVE_DIR = os.path.join(REPO, "scripts", "bench", "naive")
