@@ -49,7 +49,6 @@ UNIQUE_KEY = ("campaign_id", "variant_id", "channel")
 UNIQUE_FIGURES = ("impressions", "unique_impressions", "unique_daily_impressions", "unique_recipients",
                   "clicks", "unique_clicks", "dismissals", "unique_dismissals")
 FINDING_KEY = ("kind", "campaign_id", "channel", "platform", "sdk_version", "app_version")
-ARM_KEY = ("campaign_id", "variant_id", "control")
 
 
 def log(message):
