@@ -37,6 +37,7 @@ run: build db migrate
 	@CARDINAL_DATABASE_URL="$(DB_URL)" BIN_DIR="$(BIN_DIR)" scripts/run-demo.sh
 
 # Ingest against raw COPY, and the reports against naive SQL, on the release build (see README, Performance).
+# BENCH_SCENARIOS=ingest or =reports runs one of them; scripts/bench/bench.py and reports.py list the knobs.
 bench: db
 	@CARDINAL_DEPS_BENCH=1 scripts/deps.sh
 	$(SWIFT) build -c release $(SWIFT_FLAGS)

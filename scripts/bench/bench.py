@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""make bench: Cardinal's ingest measured side by side with raw COPY on the same server in the same run.
+"""make bench: Cardinal's ingest measured side by side with raw COPY on the same server in the same run, then the
+reports against the naive SQL (scripts/bench/reports.py). BENCH_SCENARIOS picks them: ingest,reports (default).
 
 Uses a database of its own (cardinal_bench) in the private cluster, the release build of cardinald and
 cardinal, and wrk with scripts/bench/ingest.lua as the load generator. Every figure is the median of
@@ -109,6 +110,18 @@ def summary(values):
 
 
 def main():
+    scenarios = [name.strip() for name in os.environ.get("BENCH_SCENARIOS", "ingest,reports").split(",") if name.strip()]
+    unknown = set(scenarios) - {"ingest", "reports"}
+    if unknown or not scenarios:
+        sys.exit(f"bench: BENCH_SCENARIOS must list ingest and/or reports, not {', '.join(sorted(unknown)) or 'nothing'}")
+    if "ingest" in scenarios:
+        ingest()
+    if "reports" in scenarios:
+        import reports  # here, not at the top: reports.py imports its helpers from this module
+        reports.main()
+
+
+def ingest():
     bin_dir = sh("swift", "build", "-c", "release", "--show-bin-path")
     url = fresh_database("cardinal_bench", bin_dir)
     copy_url = fresh_database("cardinal_bench_copy", bin_dir)
