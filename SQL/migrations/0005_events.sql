@@ -182,16 +182,18 @@ comment on column cardinal.events.user_key is
 -- Serves the per-campaign reports: unique impressions/clicks/dismissals by variant, channel and day
 -- (count distinct user_key per type over a time range), each user's first impression and first control
 -- impression of a campaign, and the anomaly checks that compare types per user. The INCLUDE columns make
--- those scans index-only once autovacuum has marked the pages all-visible. Conversions are left out
+-- those scans index-only once autovacuum has marked the pages all-visible. canvas_id and canvas_step_id are
+-- always null here (an event has one message source), but unique_impressions groups by them: without them
+-- one campaign of 10 M events read the heap row by row (1.7 s instead of 0.8 s). Conversions are left out
 -- (they carry no campaign), which keeps the index smaller and their inserts cheaper.
 create index events_campaign_idx
     on cardinal.events (app_id, campaign_id, type, time)
-    include (user_key, variant_id, channel, control, test)
+    include (user_key, variant_id, channel, control, test, canvas_id, canvas_step_id)
     where campaign_id is not null;
 
 comment on index cardinal.events_campaign_idx is
     'Per-campaign reports: app × campaign × type over a time range, covering user_key, variant, channel, '
-    'control and test for index-only scans.';
+    'control, test and the (always null) canvas columns the reports group by, for index-only scans.';
 
 -- Serves the conversion join of the control report: for each user's first (control) impression, the
 -- conversions of that user with the campaign's conversion_event within the window. Partial, so only

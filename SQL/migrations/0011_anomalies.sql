@@ -101,6 +101,9 @@ as $function$
         from interacting_campaigns as c
         join cardinal.events as e on e.app_id = c.app_id and e.campaign_id = c.campaign_id
         where e.campaign_id is not null
+          -- Repeated here, not only through the join: the planner then bounds the index scan to the one
+          -- campaign instead of reading every campaign's impressions of the look-back (5.6 s → 3.5 s on 10 M).
+          and (anomalies.campaign is null or e.campaign_id = anomalies.campaign)
           and e.type in ('impression', 'send')
           and e.time >= (anomalies.from_date - 31)::timestamp at time zone 'UTC'
           and e.time < (anomalies.to_date + 2)::timestamp at time zone 'UTC'

@@ -17,6 +17,15 @@ struct CommandContext {
         return try PostgresConnection(connectionString: url)
     }
 
+    /// Opens the database for a report. The report functions are costed high enough that PostgreSQL's JIT
+    /// compiles them on every call, which took 2.6 s of an 11 s anomalies report over 10 M events and gains
+    /// nothing back on queries of this shape; a `SET` clause on the functions would stop them being inlined.
+    func connectForReports() throws -> PostgresConnection {
+        let connection = try connect()
+        try connection.execute("set jit = off")
+        return connection
+    }
+
     /// The `--format` chosen, table by default.
     var format: OutputFormat {
         arguments.option("format").flatMap(OutputFormat.init(rawValue:)) ?? .table

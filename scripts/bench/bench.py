@@ -89,6 +89,19 @@ def wrk(port, key, id_offset, seconds, delay_ms=0):
             "p99_ms": float(figures["p99_ms"])}
 
 
+def half_rate_delay(port, key, peak_requests):
+    """The mean pause per connection between requests that makes all connections together offer half the
+    peak rate. A connection's cycle is its pause plus the latency, and the latency itself falls as the load
+    does, so the pause is found by two short probes rather than computed once."""
+    target_cycle_ms = 1000 * CONNECTIONS / (peak_requests / 2)
+    delay_ms = target_cycle_ms / 2
+    for probe in range(2):
+        achieved = wrk(port, key, 90 + probe, 4, int(delay_ms))["requests_per_s"]
+        achieved_cycle_ms = 1000 * CONNECTIONS / achieved
+        delay_ms = max(1.0, delay_ms + target_cycle_ms - achieved_cycle_ms)
+    return int(delay_ms)
+
+
 def peak_rss_mb(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -158,8 +171,7 @@ def ingest():
                   f"({stored:,} events), p99 {full['p99_ms']:.1f} ms, {time.monotonic() - before:.0f} s",
                   file=sys.stderr)
         peak_requests = statistics.median(runs["ingest_events_per_s"]) / BATCH
-        # Each connection pauses between requests so that together they offer about half the peak rate.
-        delay_ms = max(1, int(1000 * CONNECTIONS / (peak_requests / 2) - statistics.median(runs["full_p50_ms"])))
+        delay_ms = half_rate_delay(port, key, peak_requests)
         half = [wrk(port, key, 100 + run, SECONDS, delay_ms) for run in range(RUNS)]
         rss = peak_rss_mb(daemon.pid)
     finally:

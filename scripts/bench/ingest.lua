@@ -15,9 +15,11 @@ local channels = { "content_card", "in_app_message", "banner", "push", "feature_
 local types = { "impression", "impression", "impression", "click", "dismissal", "send" }
 local platforms = { "ios", "android", "web" }
 
+-- The pause is drawn uniformly from 0 to twice DELAY_MS, so that the connections do not fall into step and
+-- arrive as one burst after every commit: real clients are independent of each other.
 local delay_ms = tonumber(os.getenv("DELAY_MS") or "0")
 if delay_ms > 0 then
-   function delay() return delay_ms end
+   function delay() return math.random(0, 2 * delay_ms) end
 end
 
 local threads = {}

@@ -71,7 +71,7 @@ enum ReportCommand {
     static func uniqueImpressions(_ context: CommandContext) throws {
         let arguments = context.arguments
         let scope = try ReportOptions.scope(arguments)
-        let connection = try context.connect()
+        let connection = try context.connectForReports()
         try checkApp(scope, connection)
         let report = try UniqueImpressionsReport.run(
             connection: connection, scope: scope, by: arguments.option("by").flatMap(ReportBreakdown.init(rawValue:))
@@ -84,7 +84,7 @@ enum ReportCommand {
         let scope = try ReportOptions.scope(arguments)
         let asOf = try ReportOptions.asOf(arguments)
         let window = try ReportOptions.window(arguments)
-        let connection = try context.connect()
+        let connection = try context.connectForReports()
         try checkApp(scope, connection)
         let report = try AnomaliesReport.run(
             connection: connection, scope: scope, asOf: asOf, conversion: arguments.option("conversion"), window: window
@@ -100,7 +100,7 @@ enum ReportCommand {
         let scope = try ReportOptions.scope(arguments)
         let asOf = try ReportOptions.asOf(arguments)
         let window = try ReportOptions.window(arguments)
-        let connection = try context.connect()
+        let connection = try context.connectForReports()
         try checkApp(scope, connection)
         let report = try ControlReport.run(
             connection: connection, scope: scope, asOf: asOf, conversion: arguments.option("conversion"), window: window
@@ -121,7 +121,7 @@ enum ReportCommand {
         let arguments = context.arguments
         let scope = try ReportOptions.runScope(arguments)
         let asOf = try ReportOptions.asOf(arguments)
-        let connection = try context.connect()
+        let connection = try context.connectForReports()
         try checkApp(scope, connection)
         let run = try ScheduledReportRun.perform(connection: connection, scope: scope, asOf: asOf)
         let findings = run.anomalies.findings
