@@ -39,6 +39,7 @@ public final class IngestService: Sendable {
                 batcher: batcher, metrics: metrics, logger: logger,
                 maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout
             ),
+            headCheck: RequestHeadCheck(maxBodyBytes: configuration.maxBodyBytes),
             pool: pool, metrics: metrics, logger: logger
         )
         var serverConfiguration = HTTPServerConfiguration()
@@ -52,14 +53,7 @@ public final class IngestService: Sendable {
         do {
             self.server = try HTTPServer(
                 configuration: serverConfiguration,
-                headHandler: { [maxBodyBytes = configuration.maxBodyBytes] method, path, headers in
-                    let response = RequestHeadCheck(maxBodyBytes: maxBodyBytes)
-                        .response(method: method, path: path, headers: headers)
-                    if let response, path == "/v1/events" {
-                        metrics.recordRequest(status: response.status)
-                    }
-                    return response
-                },
+                headHandler: router.checkHead,
                 handler: router.handle
             )
         } catch {

@@ -5,7 +5,7 @@ import Testing
 /// Requests refused as a whole: no usable key (401), too large (413), wrong media type (415), not a batch
 /// (400). Each answer carries `{"error":{"code","message"}}` and stores nothing.
 @Suite struct RequestErrorTests {
-    @Test("A request without a usable key is refused with 401 and stores nothing")
+    @Test("A request without a usable key is refused with 401, carries a request id and stores nothing")
     func missingOrUnknownKey() throws {
         let fixture = try IngestFixture()
         let daemon = try fixture.startDaemon()
@@ -18,6 +18,9 @@ import Testing
             let reply = try client.send(TestEvent.impressions(2))
             #expect(reply.status == 401, "Authorization: \(authorization ?? "(none)")")
             #expect(try ErrorBody(reply).code == "unauthorized")
+            // Refused from the head alone (no key at all) or after a key lookup: either way the answer can be
+            // matched to the daemon's log line.
+            #expect(reply.header("X-Request-Id") != nil, "Authorization: \(authorization ?? "(none)")")
         }
         #expect(try fixture.tables().eventCount() == 0)
     }

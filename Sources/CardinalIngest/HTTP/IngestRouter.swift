@@ -8,6 +8,7 @@ import Synchronization
 /// shutdown can wait for their answers.
 final class IngestRouter: Sendable {
     private let events: EventsEndpoint
+    private let headCheck: RequestHeadCheck
     private let pool: PostgresPool
     private let metrics: IngestMetrics
     private let logger: Logger
@@ -19,35 +20,30 @@ final class IngestRouter: Sendable {
     private let draining = Atomic(false)
     private let requestIDPrefix = String(UInt32.random(in: .min ... .max), radix: 36)
 
-    init(events: EventsEndpoint, pool: PostgresPool, metrics: IngestMetrics, logger: Logger) {
+    init(events: EventsEndpoint, headCheck: RequestHeadCheck, pool: PostgresPool, metrics: IngestMetrics, logger: Logger) {
         self.events = events
+        self.headCheck = headCheck
         self.pool = pool
         self.metrics = metrics
         self.logger = logger
     }
 
+    /// The `HTTPHeadHandler` of the server: answers at once what the head alone decides (404, 405, 401, 415,
+    /// 413), with a request id, counted and logged like every other answer.
+    func checkHead(method: String, path: String, headers: HTTPHeaders) -> HTTPResponse? {
+        guard let response = headCheck.response(method: method, path: path, headers: headers) else {
+            return nil
+        }
+        return finished(response, requestID: nextRequestID(), path: path, remoteAddress: nil)
+    }
+
     /// The `HTTPHandler` of the server.
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
         inFlight.withLock { $0 += 1 }
-        let requestID = "\(requestIDPrefix)-\(requestCounter.add(1, ordering: .relaxed).newValue)"
+        let requestID = nextRequestID()
         let respond: @Sendable (HTTPResponse) -> Void = { [self] response in
-            var response = response
-            response.headers.add(name: "X-Request-Id", value: requestID)
-            if draining.load(ordering: .acquiring) {
-                // libmicrohttpd closes the connection after this response, so a keep-alive client comes back
-                // on a new connection, which the quiesced server refuses.
-                response.headers.replaceOrAdd(name: "Connection", value: "close")
-            }
-            if request.path == "/v1/events" {
-                metrics.recordRequest(status: response.status)
-                if response.status >= 400 {
-                    logger.log(response.status >= 500 ? .warning : .info, "request refused", [
-                        "ingest.request_id": requestID, "http.status": String(response.status),
-                        "http.remote": request.remoteAddress ?? "-",
-                    ])
-                }
-            }
-            responder.respond(response)
+            responder.respond(finished(response, requestID: requestID, path: request.path,
+                                       remoteAddress: request.remoteAddress))
             inFlight.withLock { $0 -= 1 }
         }
         switch Route(path: request.path) {
@@ -64,6 +60,33 @@ final class IngestRouter: Sendable {
         case nil:
             respond(IngestResponse.error(404, code: "not_found", message: "no such endpoint: \(request.path)"))
         }
+    }
+
+    private func nextRequestID() -> String {
+        "\(requestIDPrefix)-\(requestCounter.add(1, ordering: .relaxed).newValue)"
+    }
+
+    /// The response as sent: with its request id, `Connection: close` while draining, counted and, when it
+    /// refuses the request, logged.
+    private func finished(_ response: HTTPResponse, requestID: String, path: String, remoteAddress: String?) -> HTTPResponse {
+        var response = response
+        response.headers.add(name: "X-Request-Id", value: requestID)
+        if draining.load(ordering: .acquiring) {
+            // libmicrohttpd closes the connection after this response, so a keep-alive client comes back on a
+            // new connection, which the quiesced server refuses.
+            response.headers.replaceOrAdd(name: "Connection", value: "close")
+        }
+        if path == "/v1/events" {
+            metrics.recordRequest(status: response.status)
+        }
+        // A failing readiness probe repeats every few seconds during an outage, which is logged once already.
+        if response.status >= 400, path != "/readyz" {
+            logger.log(response.status >= 500 ? .warning : .info, "request refused", [
+                "ingest.request_id": requestID, "http.status": String(response.status), "http.path": path,
+                "http.remote": remoteAddress ?? "-",
+            ])
+        }
+        return response
     }
 
     /// From now on, refuses new batches with 503 and closes every connection after its response, so that
