@@ -81,13 +81,10 @@ enum ReportCommand {
 
     static func anomalies(_ context: CommandContext) throws {
         let arguments = context.arguments
-        let scope = try ReportOptions.scope(arguments)
-        let asOf = try ReportOptions.asOf(arguments)
-        let window = try ReportOptions.window(arguments)
-        let connection = try context.connectForReports()
-        try checkApp(scope, connection)
+        let inputs = try ConversionReportInputs(context)
         let report = try AnomaliesReport.run(
-            connection: connection, scope: scope, asOf: asOf, conversion: arguments.option("conversion"), window: window
+            connection: inputs.connection, scope: inputs.scope, asOf: inputs.asOf,
+            conversion: arguments.option("conversion"), window: inputs.window
         )
         context.print(report.render(context.format))
         if let threshold = ReportOptions.failThreshold(arguments), threshold.isTripped(by: report.findings) {
@@ -97,13 +94,10 @@ enum ReportCommand {
 
     static func control(_ context: CommandContext) throws {
         let arguments = context.arguments
-        let scope = try ReportOptions.scope(arguments)
-        let asOf = try ReportOptions.asOf(arguments)
-        let window = try ReportOptions.window(arguments)
-        let connection = try context.connectForReports()
-        try checkApp(scope, connection)
+        let inputs = try ConversionReportInputs(context)
         let report = try ControlReport.run(
-            connection: connection, scope: scope, asOf: asOf, conversion: arguments.option("conversion"), window: window
+            connection: inputs.connection, scope: inputs.scope, asOf: inputs.asOf,
+            conversion: arguments.option("conversion"), window: inputs.window
         )
         for campaign in report.campaigns where campaign.conversionEvent == nil {
             context.warn("""
@@ -134,6 +128,23 @@ enum ReportCommand {
         context.print("\(run.runID)\n")
         if let threshold = ReportOptions.failThreshold(arguments), threshold.isTripped(by: findings) {
             throw CommandExit(code: ExitCode.findings)
+        }
+    }
+
+    /// What the reports built on the control arms (anomalies, control) read from the command line, and their
+    /// connection, with the app checked.
+    private struct ConversionReportInputs {
+        let scope: ReportScope
+        let asOf: Date
+        let window: ConversionWindow?
+        let connection: PostgresConnection
+
+        init(_ context: CommandContext) throws {
+            scope = try ReportOptions.scope(context.arguments)
+            asOf = try ReportOptions.asOf(context.arguments)
+            window = try ReportOptions.window(context.arguments)
+            connection = try context.connectForReports()
+            try checkApp(scope, connection)
         }
     }
 
