@@ -15,6 +15,9 @@ public struct ValidationPolicy: Sendable, Equatable {
     /// The largest retention window and future skew, in days.
     private static let century = 36_500
 
+    /// The retention windows a policy accepts: a day to a century. Callers check configuration against it.
+    public static let retentionDaysRange = 1...century
+
     /// The retention window as a duration (`retentionDays` whole days of 86 400 s).
     public var retention: Duration {
         .seconds(Int64(retentionDays) * 86_400)
@@ -33,7 +36,7 @@ public struct ValidationPolicy: Sendable, Equatable {
         maxFutureSkew: Duration = .seconds(Limits.defaultMaxFutureSkewSeconds),
         maxPropertiesBytes: Int = Limits.defaultMaxPropertiesBytes
     ) {
-        precondition((1...Self.century).contains(retentionDays), "retentionDays must be 1...\(Self.century)")
+        precondition(Self.retentionDaysRange.contains(retentionDays), "retentionDays must be in \(Self.retentionDaysRange)")
         precondition(
             (.zero ... .seconds(Int64(Self.century) * 86_400)).contains(maxFutureSkew),
             "maxFutureSkew must be between zero and \(Self.century) days")

@@ -1,10 +1,7 @@
 import CardinalCore
 import CardinalStore
-import Dispatch
-import Foundation
 import MicroHTTP
 import PostgresClient
-import Synchronization
 
 /// The running ingest daemon: the HTTP server, the batcher with its writer threads, and the key cache.
 public final class IngestService: Sendable {
@@ -75,7 +72,14 @@ public final class IngestService: Sendable {
             return days
         }
         do {
-            return try pool.withConnection { try InstallationSettings.load(from: $0).retentionDays }
+            let days = try pool.withConnection { try InstallationSettings.load(from: $0).retentionDays }
+            guard ValidationPolicy.retentionDaysRange.contains(days) else {
+                logger.log(.warning, "cardinal.settings.retention_days is out of range; validating with the default", [
+                    "ingest.retention_days": String(Limits.defaultRetentionDays), "db.value": String(days),
+                ])
+                return Limits.defaultRetentionDays
+            }
+            return days
         } catch {
             logger.log(.warning, "cannot read cardinal.settings; validating with the default retention", [
                 "ingest.retention_days": String(Limits.defaultRetentionDays), "db.error": String(describing: error),

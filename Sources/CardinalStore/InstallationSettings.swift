@@ -1,3 +1,4 @@
+import CardinalCore
 public import PostgresClient
 
 /// The installation-wide settings of `cardinal.settings` (one row).
@@ -8,6 +9,6 @@ public struct InstallationSettings: Sendable, Equatable {
     /// Reads the settings row.
     public static func load(from connection: PostgresConnection) throws -> InstallationSettings {
         let rows = try connection.query("select retention_days from cardinal.settings")
-        return InstallationSettings(retentionDays: try rows.first?.decode(Int.self, at: 0) ?? 400)
+        return InstallationSettings(retentionDays: try rows.first?.decode(Int.self, at: 0) ?? Limits.defaultRetentionDays)
     }
 }

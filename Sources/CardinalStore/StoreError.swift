@@ -1,10 +1,15 @@
 /// A request the store cannot carry out, with a message that says what to do instead.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An app of that name exists already.
     case appExists(String)
+    /// No app has that name.
     case appNotFound(String)
+    /// PostgreSQL does not know that time zone.
     case invalidTimeZone(String)
+    /// No ingest key has that id.
     case keyNotFound(String)
 
+    /// The message for the operator.
     public var description: String {
         switch self {
         case let .appExists(name):

@@ -14,7 +14,8 @@ final class InflateStream {
         stream.initialize(to: z_stream())
         let status = inflateInit2_(stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
-            stream.deallocate()
+            // Every stored property is set, so `deinit` runs after this throw and frees the stream; freeing it
+            // here too would free it twice. `inflateEnd` on a stream whose init failed only returns an error.
             throw .corrupt("inflateInit2 failed with zlib status \(status)")
         }
     }

@@ -66,6 +66,8 @@ extension SQLState {
     public static let duplicateTable = SQLState(rawValue: "42P07")
     /// `55P03`: a lock could not be taken immediately (`NOWAIT`, `lock_timeout`).
     public static let lockNotAvailable = SQLState(rawValue: "55P03")
+    /// 25006: a write on a read-only server, e.g. a standby after a failover.
+    public static let readOnlySQLTransaction = SQLState(rawValue: "25006")
     /// `57014`: the statement was canceled (cancel request or `statement_timeout`), also sent for an aborted COPY.
     public static let queryCanceled = SQLState(rawValue: "57014")
     /// `57P01`: the server is shutting down and terminated the session.

@@ -41,7 +41,7 @@ enum DaemonCommand {
             OptionSpec("key-cache-ttl", help: "How long a key lookup is cached; a revoked key stops within it.",
                        valueName: "duration", default: "5s", environment: "CARDINAL_KEY_CACHE_TTL"),
             OptionSpec("retention-days",
-                       help: "Events older than this are rejected (time_too_old); default: cardinal.settings.",
+                       help: "Events older than this are rejected (time_too_old); default: cardinal.settings. Keep it at or below cardinal.settings.retention_days: partitions are not created further back.",
                        valueName: "days", environment: "CARDINAL_RETENTION_DAYS"),
             OptionSpec("log-level", help: "Least severe log lines written to stderr.", valueName: "level",
                        default: "info", environment: "CARDINAL_LOG_LEVEL",
@@ -71,9 +71,12 @@ enum DaemonCommand {
         configuration.connectionLimit = try positive("max-connections", arguments)
         configuration.connectionTimeout = try arguments.duration("connection-timeout") ?? configuration.connectionTimeout
         configuration.httpThreads = try arguments.integer("http-threads") ?? 0
+        guard (0...1024).contains(configuration.httpThreads) else {
+            throw arguments.usageError("--http-threads must be between 0 and 1024, got \(configuration.httpThreads)")
+        }
         configuration.keyCacheTTL = try arguments.duration("key-cache-ttl") ?? configuration.keyCacheTTL
         if let days = try arguments.integer("retention-days") {
-            guard (1...36_500).contains(days) else {
+            guard ValidationPolicy.retentionDaysRange.contains(days) else {
                 throw arguments.usageError("--retention-days must be between 1 and 36500, got \(days)")
             }
             configuration.retentionDays = days

@@ -101,6 +101,22 @@ import TestSupport
         #expect(try connection.query("select count(*) from cardinal.events")[0].decode(Int.self, at: 0) == 2)
     }
 
+    @Test("When two apps use the same event id, each event's result is its own: stored or duplicate")
+    func sameIDInTwoAppsIsToldApart() throws {
+        let (database, connection, shop) = try setUp()
+        defer { database.drop() }
+        let news = try AppStore(connection: connection).create(name: "news")
+        let writer = EventWriter(connection: try database.connect())
+        let shared = UUID()
+        #expect(try writer.write(events: [record(shared, app: shop.id)], rejections: []) == [true])
+        // The shop's event is a retry (duplicate); the news app's event with the same id is new. Matching the
+        // returned rows on the id alone would swap the two answers.
+        let inserted = try writer.write(events: [record(shared, app: shop.id), record(shared, app: news.id)], rejections: [])
+        #expect(inserted == [false, true])
+        #expect(try connection.query("select count(*) from cardinal.events where id = $1", [shared])[0]
+            .decode(Int.self, at: 0) == 2)
+    }
+
     @Test("Events far in the past and the future get their partitions on demand")
     func partitionsAreCreatedOnDemand() throws {
         let (database, connection, app) = try setUp()

@@ -1,5 +1,4 @@
 import CardinalStore
-import Foundation
 import PostgresClient
 
 /// Writes batches into PostgreSQL on one dedicated connection, reconnecting after the connection breaks.
@@ -37,6 +36,12 @@ final class DatabaseBatchSink: BatchSink {
                 health.markUnavailable(reason: error.message, logger: logger)
                 throw .databaseUnavailable
             }
+            if error.isTransient {
+                logger.log(.warning, "batch not written; the client will retry", [
+                    "db.sqlstate": error.sqlState?.rawValue ?? "-", "db.error": error.message,
+                ])
+                throw .databaseUnavailable
+            }
             throw .refusedByDatabase(error.description)
         } catch {
             throw .refusedByDatabase(String(describing: error))
@@ -53,10 +58,8 @@ final class DatabaseBatchSink: BatchSink {
         }
         lastConnectAttempt = now
         do {
-            let connection = try PostgresConnection(connectionString: connectionString)
             // A hung server must not hold a batch, and the requests waiting on it, forever.
-            try connection.execute("set statement_timeout = '30s'")
-            let writer = EventWriter(connection: connection)
+            let writer = try EventWriter.connect(connectionString: connectionString, statementTimeout: .seconds(30))
             self.writer = writer
             health.markAvailable(logger: logger)
             return writer
@@ -71,3 +74,16 @@ final class DatabaseBatchSink: BatchSink {
 // A sink is handed to one writer thread when the batcher starts and used by that thread alone from then on;
 // its mutable connection state never crosses threads.
 extension DatabaseBatchSink: @unchecked Sendable {}
+
+extension PostgresError {
+    /// A failure that says nothing about the data and may pass on a retry: a timeout, a deadlock or
+    /// serialization failure, a lock not granted, resources exhausted, or a server that is read-only after a
+    /// failover. The client gets a 503 to retry; only data errors split a batch and answer 500.
+    fileprivate var isTransient: Bool {
+        guard let sqlState else {
+            return false
+        }
+        return ["40", "53", "57"].contains(sqlState.errorClass)
+            || [SQLState.lockNotAvailable, .readOnlySQLTransaction].contains(sqlState)
+    }
+}

@@ -11,8 +11,6 @@ final class DatabaseHealth: Sendable {
         metrics.setDatabaseUp(true)
     }
 
-    var available: Bool { isAvailable.withLock { $0 } }
-
     func markAvailable(logger: Logger) {
         let changed = isAvailable.withLock { value in
             defer { value = true }

@@ -1,3 +1,4 @@
+import CardinalStore
 import Dispatch
 import Foundation
 import MicroHTTP
@@ -105,7 +106,8 @@ final class IngestRouter: Sendable {
 
     private func readiness() -> HTTPResponse {
         do {
-            _ = try pool.withConnection { try $0.query("select 1") }
+            // Reading the settings row proves more than a `select 1`: the database is reachable and migrated.
+            _ = try pool.withConnection { try InstallationSettings.load(from: $0) }
             return .json(200, Array(#"{"status":"ready"}"#.utf8))
         } catch {
             return IngestResponse.error(503, code: "database_unavailable",

@@ -28,13 +28,13 @@ enum EventColumns {
 
     static let copyIntoStaging = "copy pg_temp.event_staging (\(list)) from stdin"
 
-    /// Duplicates of stored events, and repeats within the batch, are skipped by the primary key (time, id);
-    /// the returned ids are those stored now.
+    /// Duplicates of stored events, and repeats within the batch, are skipped by the primary key
+    /// (app_id, time, id); the returned keys, time as exact epoch microseconds, are those stored now.
     static let insertFromStaging = """
         insert into cardinal.events (\(list))
         select \(list) from pg_temp.event_staging
         on conflict do nothing
-        returning id
+        returning app_id, id, (extract(epoch from time) * 1000000)::bigint
         """
 
     /// One COPY row of `record`, in the order of `columns`.

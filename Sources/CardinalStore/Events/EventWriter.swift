@@ -18,19 +18,27 @@ public final class EventWriter {
         self.partitions = PartitionCache()
     }
 
+    /// Opens a connection of the writer's own, on which no statement may run longer than `statementTimeout`.
+    public static func connect(connectionString: String, statementTimeout: Duration) throws -> EventWriter {
+        let connection = try PostgresConnection(connectionString: connectionString)
+        let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+        try connection.execute("select set_config('statement_timeout', $1, false)", [String(milliseconds)])
+        return EventWriter(connection: connection)
+    }
+
     /// Whether the connection still works; a writer whose connection broke is replaced, not repaired.
     public var isUsable: Bool { connection.isUsable }
 
     /// Stores `events` and `rejections` in one transaction.
     /// - Returns: for each event, in order, `true` when it was stored now and `false` when an event with the same
-    ///   time and id was already stored (by an earlier batch, or earlier in this one).
+    ///   app, time and id was already stored (by an earlier batch, or earlier in this one).
     /// - Throws: `PostgresError`; then nothing of the batch was stored.
     public func write(events: [EventRecord], rejections: [RejectionRecord]) throws -> [Bool] {
         do {
             return try writeOnce(events: events, rejections: rejections)
-        } catch let error as PostgresError where error.isMissingPartition && !partitions.isEmpty {
-            // A partition we believed in was dropped by retention (23514: no partition for the row): forget what
-            // we knew and try once more, which creates it again.
+        } catch let error as PostgresError where error.sqlState == .noPartitionForRow && !partitions.isEmpty {
+            // A partition we believed in was dropped by retention since: forget what we knew and try once more,
+            // which creates it again.
             partitions.removeAll()
             return try writeOnce(events: events, rejections: rejections)
         }
@@ -41,9 +49,9 @@ public final class EventWriter {
             try connection.executeScript(EventColumns.createStagingTable)
             hasStagingTable = true
         }
+        try ensurePartitions(for: events)
         return try connection.transaction { connection in
             try connection.execute("set local synchronous_commit = on")
-            try ensurePartitions(for: events)
             var inserted: [Bool] = []
             if !events.isEmpty {
                 try connection.copyIn(EventColumns.copyIntoStaging) { writer in
@@ -51,8 +59,13 @@ public final class EventWriter {
                         try writer.writeRow(EventColumns.copyFields(of: record))
                     }
                 }
-                let rows = try connection.query(EventColumns.insertFromStaging)
-                inserted = try Self.insertedFlags(for: events, returnedIDs: rows.map { try $0.decode(UUID.self, at: 0) })
+                let stored = try connection.query(EventColumns.insertFromStaging).map { row in
+                    StoredKey(
+                        appID: try row.decode(Int64.self, at: 0), id: try row.decode(UUID.self, at: 1),
+                        timeMicroseconds: try row.decode(Int64.self, at: 2)
+                    )
+                }
+                inserted = Self.insertedFlags(for: events, stored: stored)
             }
             if !rejections.isEmpty {
                 try connection.copyIn(RejectionColumns.copyIntoRejectedEvents) { writer in
@@ -65,6 +78,9 @@ public final class EventWriter {
         }
     }
 
+    /// Creates missing partitions in a transaction of their own (autocommit), before the batch's: a batch that
+    /// rolls back must not leave the cache believing in partitions that were rolled back with it, and the
+    /// partitions' locks are not held for the batch's duration.
     private func ensurePartitions(for events: [EventRecord]) throws {
         guard let earliest = events.map(\.event.time).min(), let latest = events.map(\.event.time).max(),
               !partitions.covers(earliest, latest)
@@ -75,26 +91,21 @@ public final class EventWriter {
         partitions.insert(earliest, latest)
     }
 
-    /// Matches returned ids to the batch. An id returned once marks one event stored; any other event with the
-    /// same id in the batch is a duplicate of it.
-    static func insertedFlags(for events: [EventRecord], returnedIDs: [UUID]) -> [Bool] {
-        var remaining: [UUID: Int] = [:]
-        for id in returnedIDs {
-            remaining[id, default: 0] += 1
-        }
-        return events.map { record in
-            guard let count = remaining[record.event.id], count > 0 else {
-                return false
-            }
-            remaining[record.event.id] = count - 1
-            return true
-        }
+    /// The primary key of a stored event, as the insert returns it.
+    struct StoredKey: Hashable {
+        let appID: Int64
+        let id: UUID
+        let timeMicroseconds: Int64
     }
-}
 
-extension PostgresError {
-    /// An insert found no partition for a row's time (SQLSTATE 23514 with PostgreSQL's "no partition" message).
-    fileprivate var isMissingPartition: Bool {
-        sqlState == .checkViolation && message.contains("no partition")
+    /// Matches the returned keys to the batch. A key returned once marks one event stored; any other event with
+    /// the same key in the batch is a duplicate of it. Matching on the whole key, not the id alone, keeps two
+    /// requests (or apps) that happen to reuse an id from trading their counts.
+    static func insertedFlags(for events: [EventRecord], stored: [StoredKey]) -> [Bool] {
+        var remaining = Set(stored)
+        return events.map { record in
+            let key = StoredKey(appID: record.appID, id: record.event.id, timeMicroseconds: record.event.timeMicroseconds)
+            return remaining.remove(key) != nil
+        }
     }
 }

@@ -1,11 +1,17 @@
 /// Why `cardinal migrate` refused to go on. Each message says what is wrong and how to fix it.
 public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The migrations folder or a file in it cannot be read.
     case unreadableDirectory(path: String, reason: String)
+    /// A `.sql` file is not named `NNNN_name.sql`.
     case badFileName(String)
+    /// Two files carry the same version number.
     case duplicateVersion(version: Int, files: [String])
+    /// An applied migration's file no longer has the checksum it was applied with.
     case changedAfterApplied(fileName: String, appliedChecksum: String, fileChecksum: String)
+    /// The database has a migration applied that no file here provides.
     case missingFile(version: Int, name: String)
 
+    /// The message for the operator.
     public var description: String {
         switch self {
         case let .unreadableDirectory(path, reason):

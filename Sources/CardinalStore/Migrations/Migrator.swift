@@ -80,7 +80,7 @@ public struct Migrator {
             comment on column cardinal.schema_migrations.name is 'The file name without number and extension.';
             comment on column cardinal.schema_migrations.checksum is
                 'SHA-256 (hex) of the file as applied; a file changed later is refused.';
-            comment on column cardinal.schema_migrations.applied_at is 'When the migration committed.';
+            comment on column cardinal.schema_migrations.applied_at is 'When the transaction that applied the migration began (it commits moments later).';
             comment on column cardinal.schema_migrations.duration_ms is 'How long the migration took to apply.';
             """
         )
