@@ -1,10 +1,10 @@
 -- 0007_event_partitions.sql — creating and dropping the monthly partitions of cardinal.events, the
 -- retention of rejected events, and the partitions for the first months.
 --
--- Partitions are made ahead of time (at migration, and by whoever calls ensure_event_partitions on a
--- schedule, e.g. cardinald at start-up and daily) so that an accepted event never waits for one. The
--- daemon may also call it for the time range of a batch just before inserting, preferably in its own short
--- transaction: when nothing is missing it only looks names up in the catalog and takes no lock.
+-- Partitions are made ahead of time (at migration, for the retention window and two months ahead) and on
+-- demand: cardinald calls ensure_event_partitions for a batch's time range whenever the batch reaches a month
+-- its writer has not seen, in its own short transaction before the batch's. When nothing is missing it only
+-- looks names up in the catalog and takes no lock.
 
 
 -- Creates each missing month as a plain table and then ATTACHes it, instead of CREATE TABLE ... PARTITION
@@ -107,6 +107,37 @@ comment on function cardinal.ensure_event_partitions(timestamptz, timestamptz) i
     'cardinal_ingest.';
 
 
+-- The retention both clean-up functions below apply: the one passed, else settings.retention_days. One
+-- function so that the two cannot come to disagree on what "expired" means.
+create function cardinal.effective_retention(retention interval)
+    returns interval
+    language plpgsql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+declare
+    effective interval;
+begin
+    effective := coalesce(retention,
+                          (select make_interval(days => s.retention_days) from cardinal.settings as s),
+                          interval '400 days');
+    if effective <= interval '0' then
+        raise exception 'retention must be positive, not %', effective
+            using errcode = 'invalid_parameter_value';
+    end if;
+    return effective;
+end
+$function$;
+
+alter function cardinal.effective_retention(interval) owner to cardinal_owner;
+
+revoke execute on function cardinal.effective_retention(interval) from public;
+
+comment on function cardinal.effective_retention(interval) is
+    'The retention the clean-up functions apply: retention when given, else settings.retention_days; '
+    'refuses a retention that is not positive.';
+
+
 -- Dropping a partition needs ACCESS EXCLUSIVE on cardinal.events (measured: DROP and DETACH both take it;
 -- DETACH ... CONCURRENTLY cannot run inside a transaction). While the drop waits for running reports,
 -- every new insert would queue behind it, so the wait is bounded by lock_timeout: on a timeout the
@@ -131,13 +162,7 @@ declare
     cutoff    timestamptz;
     expired   record;
 begin
-    effective := coalesce(retention,
-                          (select make_interval(days => s.retention_days) from cardinal.settings as s),
-                          interval '400 days');
-    if effective <= interval '0' then
-        raise exception 'drop_expired_event_partitions: retention must be positive, not %', effective
-            using errcode = 'invalid_parameter_value';
-    end if;
+    effective := cardinal.effective_retention(retention);
     cutoff := now() - effective;
 
     for expired in
@@ -191,13 +216,7 @@ declare
     effective interval;
     deleted   bigint;
 begin
-    effective := coalesce(retention,
-                          (select make_interval(days => s.retention_days) from cardinal.settings as s),
-                          interval '400 days');
-    if effective <= interval '0' then
-        raise exception 'delete_expired_rejected_events: retention must be positive, not %', effective
-            using errcode = 'invalid_parameter_value';
-    end if;
+    effective := cardinal.effective_retention(retention);
 
     delete from cardinal.rejected_events where received_at < now() - effective;
     get diagnostics deleted = row_count;
