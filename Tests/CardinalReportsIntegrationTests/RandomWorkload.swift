@@ -1,0 +1,80 @@
+import CardinalCore
+import Foundation
+
+/// A random but reproducible workload for one app: events of every kind over 60 days, written in several
+/// batches with duplicates, late events, test events, control arms, anonymous devices and users on several
+/// devices, campaigns and canvas steps. The property tests compare the state-backed reports with the
+/// reference functions on many of them.
+struct RandomWorkload {
+    /// The app's report time zone.
+    let timeZone: String
+    /// Time zones of campaigns that have one of their own.
+    let campaignZones: [String: String]
+    /// The batches, in writing order; later batches repeat some events of earlier ones (retries).
+    let batches: [[Event]]
+
+    static let zones = [
+        "UTC", "America/Sao_Paulo", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Chatham", "America/New_York",
+        "Pacific/Kiritimati",
+    ]
+    static let campaigns = ["c0", "c1", "c2"]
+    static let conversions = ["purchase", "signup"]
+
+    init(generator: inout SeededGenerator, baseTime: Date) {
+        timeZone = generator.pick(Self.zones)
+        var zones: [String: String] = [:]
+        for campaign in Self.campaigns where generator.chance(0.3) {
+            zones[campaign] = generator.pick(Self.zones)
+        }
+        campaignZones = zones
+
+        let count = Int.random(in: 20...250, using: &generator)
+        var events: [Event] = []
+        for _ in 0..<count {
+            events.append(Self.randomEvent(generator: &generator, baseTime: baseTime))
+        }
+        var batches: [[Event]] = []
+        var remaining = events[...]
+        while !remaining.isEmpty {
+            let size = Int.random(in: 1...max(1, remaining.count), using: &generator)
+            var batch = Array(remaining.prefix(size))
+            remaining = remaining.dropFirst(size)
+            // Retries of events already written, and a repeat inside the batch.
+            let written = batches.flatMap { $0 }
+            if !written.isEmpty && generator.chance(0.5) {
+                batch += (0..<Int.random(in: 1...5, using: &generator)).map { _ in generator.pick(written) }
+            }
+            if generator.chance(0.2), let repeated = batch.first {
+                batch.append(repeated)
+            }
+            batches.append(batch)
+        }
+        self.batches = batches
+    }
+
+    private static func randomEvent(generator: inout SeededGenerator, baseTime: Date) -> Event {
+        let type = generator.pick([EventType.send, .impression, .impression, .impression, .click, .dismissal, .conversion])
+        let time = baseTime.addingTimeInterval(Double(Int.random(in: 0..<(60 * 86_400), using: &generator)))
+        let user = generator.chance(0.7) ? "u\(Int.random(in: 0..<12, using: &generator))" : nil
+        let device = user == nil || generator.chance(0.5) ? "d\(Int.random(in: 0..<8, using: &generator))" : nil
+        let test = generator.chance(0.08)
+        if type == .conversion {
+            return Event(
+                id: UUID(), type: .conversion, time: time, userID: user, deviceID: device, test: test,
+                conversionName: generator.pick(conversions)
+            )
+        }
+        let source: MessageSource = generator.chance(0.85)
+            ? .campaign(generator.pick(campaigns))
+            : .canvas(id: "canvas", stepID: generator.pick(["s0", "s1"]))
+        let control = (type == .send || type == .impression) && generator.chance(0.2)
+        return Event(
+            id: UUID(), type: type, channel: generator.pick(Channel.allCases), time: time, userID: user,
+            deviceID: device, sessionID: generator.chance(0.8) ? "s\(Int.random(in: 0..<3, using: &generator))" : nil,
+            source: source, variantID: generator.pick([nil, "v0", "v1"]), control: control,
+            messageID: generator.chance(0.5) ? "m\(Int.random(in: 0..<3, using: &generator))" : nil,
+            platform: generator.pick([nil, Platform.ios, .android, .web]),
+            sdkVersion: generator.pick([nil, "1.0", "2.0"]), appVersion: generator.pick([nil, "3.1"]), test: test
+        )
+    }
+}

@@ -1,0 +1,176 @@
+import CardinalCore
+import CardinalStore
+import Foundation
+import PostgresClient
+import Testing
+import TestSupport
+
+/// The state-backed report functions against the reference functions over raw events (0016), on random
+/// workloads: every row and field of both must be equal.
+@Suite struct ReportStatePropertyTests {
+    private static let workloads: UInt64 = 200
+
+    /// A migrated database and a writer, shared by the workloads of one test (each has an app of its own).
+    private final class Bench {
+        let database: TestDatabase
+        let connection: PostgresConnection
+        let writer: EventWriter
+        let baseDay = ReportDate(utcDayOf: Date()).adding(days: -60)
+
+        init() throws {
+            database = try TestDatabase.migrated(prefix: "state")
+            connection = try database.connect()
+            writer = EventWriter(connection: try database.connect())
+        }
+
+        var baseTime: Date {
+            Date(timeIntervalSince1970: Double(baseDay.daysSinceEpoch * 86_400))
+        }
+
+        /// Creates the workload's app and settings and writes its batches through the event writer.
+        func load(_ workload: RandomWorkload, app name: String, generator: inout SeededGenerator) throws -> Int64 {
+            let app = try AppStore(connection: connection).create(name: name, reportTimeZone: workload.timeZone)
+            for campaign in RandomWorkload.campaigns {
+                try connection.execute(
+                    """
+                    insert into cardinal.campaign_settings (app_id, campaign_id, conversion_event, conversion_window,
+                                                            report_time_zone)
+                    values ($1, $2, $3, $4::interval, $5)
+                    """,
+                    [app.id, campaign, generator.pick(RandomWorkload.conversions as [String?] + [nil]),
+                     generator.pick(["1 day", "3 days", "7 days"]), workload.campaignZones[campaign]]
+                )
+            }
+            for batch in workload.batches {
+                _ = try writer.write(
+                    events: batch.map { EventRecord(appID: app.id, event: $0, receivedAt: Date()) }, rejections: []
+                )
+            }
+            return app.id
+        }
+
+        /// Rows in one function's result and not the other's, counted both ways with their multiplicity.
+        func differences(_ function: String, _ arguments: String, _ parameters: [(any PostgresEncodable)?]) throws -> (Int64, Int64) {
+            let row = try connection.query(
+                """
+                select (select count(*) from (
+                            select * from cardinal.\(function)(\(arguments))
+                            except all
+                            select * from cardinal.\(function)_reference(\(arguments))) as extra)
+                     + (select count(*) from (
+                            select * from cardinal.\(function)_reference(\(arguments))
+                            except all
+                            select * from cardinal.\(function)(\(arguments))) as missing),
+                       (select count(*) from cardinal.\(function)_reference(\(arguments)))
+                """,
+                parameters
+            ).first
+            return (try row?.decode(Int64.self, at: 0) ?? -1, try row?.decode(Int64.self, at: 1) ?? -1)
+        }
+
+        func uniqueImpressions(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            return try differences(
+                "unique_impressions", "$1, $2, $3, $4, $5, $6",
+                [app, baseDay.adding(days: first), baseDay.adding(days: last), generator.chance(0.3),
+                 generator.pick([nil, nil] + RandomWorkload.campaigns),
+                 generator.pick([nil, "day", "platform", "sdk_version", "app_version"])]
+            )
+        }
+
+        func controlArms(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
+            return try differences(
+                "control_arms", "$1, $2, $3, $4, $5, $6, $7::interval, $8",
+                [app, generator.pick([nil, nil] + RandomWorkload.campaigns), baseDay.adding(days: first),
+                 baseDay.adding(days: last), asOf, generator.pick([nil, nil, "purchase"]),
+                 generator.pick([nil, nil, "2 days"]), generator.chance(0.3)]
+            )
+        }
+
+        /// The app's report state as text, in a fixed order.
+        func state(of appID: Int64) throws -> [String] {
+            try connection.query(
+                """
+                select format('%s %s', g, u)
+                from cardinal.report_user_state as u
+                join cardinal.report_groups as g using (group_id)
+                where g.app_id = $1
+                union all
+                select format('%s', c) from cardinal.report_conversion_state as c where c.app_id = $1
+                order by 1
+                """,
+                [appID]
+            ).map { try $0.decode(String.self, at: 0) }
+        }
+    }
+
+    @Test("On 200 random workloads every report row from state equals the reference over raw events")
+    func stateEqualsReference() throws {
+        let bench = try Bench()
+        defer { bench.database.drop() }
+        var compared: Int64 = 0
+        for seed in 1...Self.workloads {
+            var generator = SeededGenerator(seed: seed)
+            let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime)
+            let app = "app\(seed)"
+            _ = try bench.load(workload, app: app, generator: &generator)
+            for _ in 0..<3 {
+                let (differences, rows) = try bench.uniqueImpressions(app: app, generator: &generator)
+                #expect(differences == 0, "unique_impressions differs on workload \(seed)")
+                compared += rows
+            }
+            for _ in 0..<2 {
+                let (differences, rows) = try bench.controlArms(app: app, generator: &generator)
+                #expect(differences == 0, "control_arms differs on workload \(seed)")
+                compared += rows
+            }
+        }
+        // The comparisons must have had rows to compare, or equality proves nothing.
+        #expect(compared > Int64(Self.workloads) * 5)
+    }
+
+    @Test("Time zones changed after ingest give the same reports as a fresh computation")
+    func settingsChangedAfterIngest() throws {
+        let bench = try Bench()
+        defer { bench.database.drop() }
+        for seed in 1_001...1_040 as ClosedRange<UInt64> {
+            var generator = SeededGenerator(seed: seed)
+            let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime)
+            let app = "app\(seed)"
+            let appID = try bench.load(workload, app: app, generator: &generator)
+            let campaign = generator.pick(RandomWorkload.campaigns)
+            try bench.connection.execute(
+                "update cardinal.campaign_settings set report_time_zone = $3 where app_id = $1 and campaign_id = $2",
+                [appID, campaign, generator.pick(RandomWorkload.zones as [String?] + [nil])]
+            )
+            try bench.connection.execute(
+                "update cardinal.apps set report_time_zone = $2 where app_id = $1", [appID, generator.pick(RandomWorkload.zones)]
+            )
+            for _ in 0..<3 {
+                #expect(try bench.uniqueImpressions(app: app, generator: &generator).0 == 0, "workload \(seed)")
+                #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
+            }
+        }
+    }
+
+    @Test("Rebuilding an app's state from raw events reproduces the state the writes folded")
+    func refoldReproducesFoldedState() throws {
+        let bench = try Bench()
+        defer { bench.database.drop() }
+        for seed in 2_001...2_020 as ClosedRange<UInt64> {
+            var generator = SeededGenerator(seed: seed)
+            let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime)
+            let appID = try bench.load(workload, app: "app\(seed)", generator: &generator)
+            let folded = try bench.state(of: appID)
+            let events = try bench.connection.query("select cardinal.refold_report_state($1)", [appID])
+                .first?.decode(Int64.self, at: 0)
+            #expect(events == Int64(Set(workload.batches.flatMap { $0 }.map(\.id)).count))
+            #expect(try bench.state(of: appID) == folded, "workload \(seed)")
+            #expect(!folded.isEmpty)
+        }
+    }
+}
