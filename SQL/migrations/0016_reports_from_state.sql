@@ -7,13 +7,16 @@
 -- keep the same names, arguments and result columns, so `cardinal report` and every psql query work as
 -- before; the definitions in the header comments of 0010 and 0012 hold unchanged.
 --
+-- Both read the state through the report_*_facts views (0015), which add the events still queued for the
+-- fold, so they count every stored event exactly once.
+--
 -- Why the results are equal: the state holds, per user and report group, the report days of each kind
 -- of event with their counts and the first time of each exposure. unique_impressions unnests the days in
 -- the range and aggregates them exactly as the reference aggregates events (a count of events becomes a
 -- sum of per-day counts; distinct users and (day, user) pairs are the same sets). control_arms takes each
 -- user's first exposure per arm from the first-exposure times (the minimum over the whole history, so
 -- "first exposure before the end of the range" is that minimum when it lies before the end) and looks
--- conversions up in report_conversion_state.
+-- conversions up in report_conversion_facts.
 
 drop function cardinal.unique_impressions(text, date, date, boolean, text, text);
 
@@ -287,17 +290,16 @@ create function cardinal.unique_impressions(
     stable
 as $function$
     with scoped as (
-        select a.name as app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel,
+        select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel,
                u.user_key, d.kind, d.day, d.n,
                case unique_impressions.by
                    when 'day' then to_char(d.day, 'YYYY-MM-DD')
-                   when 'platform' then g.platform
-                   when 'sdk_version' then g.sdk_version
-                   when 'app_version' then g.app_version
+                   when 'platform' then u.platform
+                   when 'sdk_version' then u.sdk_version
+                   when 'app_version' then u.app_version
                end as breakdown
         from cardinal.apps as a
-        join cardinal.report_groups as g on g.app_id = a.app_id
-        join cardinal.report_user_state as u on u.group_id = g.group_id
+        join cardinal.report_user_facts as u on u.app_id = a.app_id
         cross join lateral (
             select 'impression' as kind, x.day, x.n
             from unnest(u.impression_days, u.impression_counts) as x (day, n)
@@ -311,8 +313,8 @@ as $function$
         where cardinal.check_report_range(unique_impressions.from_date, unique_impressions.to_date)
           and cardinal.check_report_dimension(unique_impressions.by)
           and (unique_impressions.app is null or a.name = unique_impressions.app)
-          and (unique_impressions.campaign is null or g.campaign_id = unique_impressions.campaign)
-          and (unique_impressions.include_test or not g.test)
+          and (unique_impressions.campaign is null or u.campaign_id = unique_impressions.campaign)
+          and (unique_impressions.include_test or not u.test)
           and d.day between unique_impressions.from_date and unique_impressions.to_date
     ),
     counted as (
@@ -349,7 +351,7 @@ grant execute on function cardinal.unique_impressions(text, date, date, boolean,
 comment on function cardinal.unique_impressions(text, date, date, boolean, text, text) is
     'Unique-impressions report: one row per app × campaign (or canvas step) × variant × channel (× the '
     'breakdown: by => day, platform, sdk_version or app_version) over the report days from_date..to_date '
-    '(both included) in each campaign''s report time zone, read from the report state (0015). app NULL = '
+    '(both included) in each campaign''s report time zone, read from the report state (report_*_facts, 0015). app NULL = '
     'every app; campaign NULL = every campaign and canvas step. Users are user_key; control and (unless '
     'include_test) test events are left out. unique_impressions counts a user once in the range, '
     'unique_daily_impressions once per day; rates are NULL when their divisor is 0. Definitions in '
@@ -391,20 +393,19 @@ as $function$
     -- Each user's first exposure per arm and report group: the first impression (the first send too for
     -- push) in the variant arm, the first control impression (control send for push) in the control arm.
     group_exposures as (
-        select t.app_id, g.campaign_id, u.user_key, x.control, x.variant_id, x.first_time
+        select t.app_id, u.campaign_id, u.user_key, x.control, x.variant_id, x.first_time
         from target as t
-        join cardinal.report_groups as g on g.app_id = t.app_id
-        join cardinal.report_user_state as u on u.group_id = g.group_id
+        join cardinal.report_user_facts as u on u.app_id = t.app_id
         cross join lateral (
-            values (false, g.variant_id,
-                    least(u.first_impression_at, case when g.channel = 'push' then u.first_send_at end)),
+            values (false, u.variant_id,
+                    least(u.first_impression_at, case when u.channel = 'push' then u.first_send_at end)),
                    (true, null::text,
                     least(u.first_control_impression_at,
-                          case when g.channel = 'push' then u.first_control_send_at end))
+                          case when u.channel = 'push' then u.first_control_send_at end))
         ) as x (control, variant_id, first_time)
-        where g.campaign_id is not null
-          and (control_arms.campaign is null or g.campaign_id = control_arms.campaign)
-          and (control_arms.include_test or not g.test)
+        where u.campaign_id is not null
+          and (control_arms.campaign is null or u.campaign_id = control_arms.campaign)
+          and (control_arms.include_test or not u.test)
           and x.first_time is not null
     ),
     campaigns as (
@@ -444,7 +445,7 @@ as $function$
                    and c.conversion_event is not null
                    and exists (
                        select
-                       from cardinal.report_conversion_state as v
+                       from cardinal.report_conversion_facts as v
                        cross join lateral unnest(v.times) as conversion (time)
                        where v.app_id = c.app_id
                          and v.user_key = x.user_key
@@ -486,7 +487,7 @@ grant execute on function cardinal.control_arms(text, text, date, date, timestam
     to cardinal_reader;
 
 comment on function cardinal.control_arms(text, text, date, date, timestamptz, text, interval, boolean) is
-    'Counts of the control-group report, read from the report state (0015): per app × campaign × arm '
+    'Counts of the control-group report, read from the report state (report_*_facts, 0015): per app × campaign × arm '
     '(control, or variant_id), the users first exposed in the report days from_date..to_date (first '
     'impression; first control impression for the control arm; the send for push) whose window had elapsed '
     'by as_of (users), those of them who converted within the window (converters; NULL without a '

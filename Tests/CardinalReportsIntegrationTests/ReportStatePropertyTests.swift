@@ -27,7 +27,12 @@ import TestSupport
             Date(timeIntervalSince1970: Double(baseDay.daysSinceEpoch * 86_400))
         }
 
-        /// Creates the workload's app and settings and writes its batches through the event writer.
+        var state: ReportStateStore {
+            ReportStateStore(connection: connection)
+        }
+
+        /// Creates the workload's app and settings and writes its batches through the event writer, folding the
+        /// queue after some of them, so that reports read a mix of folded state and queued events.
         func load(_ workload: RandomWorkload, app name: String, generator: inout SeededGenerator) throws -> Int64 {
             let app = try AppStore(connection: connection).create(name: name, reportTimeZone: workload.timeZone)
             for campaign in RandomWorkload.campaigns {
@@ -45,6 +50,9 @@ import TestSupport
                 _ = try writer.write(
                     events: batch.map { EventRecord(appID: app.id, event: $0, receivedAt: Date()) }, rejections: []
                 )
+                if generator.chance(0.4) {
+                    #expect(try state.fold() != nil)
+                }
             }
             return app.id
         }
@@ -150,6 +158,9 @@ import TestSupport
             try bench.connection.execute(
                 "update cardinal.apps set report_time_zone = $2 where app_id = $1", [appID, generator.pick(RandomWorkload.zones)]
             )
+            if generator.chance(0.5) {
+                _ = try bench.state.fold()
+            }
             for _ in 0..<3 {
                 #expect(try bench.uniqueImpressions(app: app, generator: &generator).0 == 0, "workload \(seed)")
                 #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
@@ -157,7 +168,7 @@ import TestSupport
         }
     }
 
-    @Test("Rebuilding an app's state from raw events reproduces the state the writes folded")
+    @Test("Requeueing an app's raw events and folding them again reproduces the state the writes folded")
     func refoldReproducesFoldedState() throws {
         let bench = try Bench()
         defer { bench.database.drop() }
@@ -165,10 +176,12 @@ import TestSupport
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime)
             let appID = try bench.load(workload, app: "app\(seed)", generator: &generator)
+            _ = try bench.state.fold()
             let folded = try bench.state(of: appID)
-            let events = try bench.connection.query("select cardinal.refold_report_state($1)", [appID])
-                .first?.decode(Int64.self, at: 0)
-            #expect(events == Int64(Set(workload.batches.flatMap { $0 }.map(\.id)).count))
+            let queued = try bench.state.requeue(appID: appID)
+            #expect(queued == Int64(Set(workload.batches.flatMap { $0 }.map(\.id)).count))
+            #expect(try bench.state.backlog().events == queued)
+            #expect(try bench.state.fold() == queued)
             #expect(try bench.state(of: appID) == folded, "workload \(seed)")
             #expect(!folded.isEmpty)
         }

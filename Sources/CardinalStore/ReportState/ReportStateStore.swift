@@ -1,0 +1,51 @@
+public import PostgresClient
+
+/// The report state of `SQL/migrations/0015_report_state.sql`: folding the queued events into it, how far the
+/// fold lags behind ingest, and rebuilding an app's or a campaign's state from its raw events.
+public struct ReportStateStore {
+    private let connection: PostgresConnection
+
+    /// Works on the database behind `connection`.
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Folds every queued event into the state, in one repeatable-read transaction.
+    /// - Returns: how many events were folded, or `nil` when another fold or a rebuild holds the state lock.
+    /// - Throws: `PostgresError`; `.serializationFailure` when a rebuild raced the fold (nothing was folded:
+    ///   call again).
+    public func fold() throws -> Int64? {
+        try connection.transaction(isolation: .repeatableRead) { connection in
+            try connection.query("select cardinal.fold_report_state()").first?.decode(Int64?.self, at: 0)
+        }
+    }
+
+    /// What is waiting for the fold.
+    public func backlog() throws -> ReportStateBacklog {
+        let row = try connection.query(
+            """
+            select count(*), extract(epoch from clock_timestamp() - min(received_at))::double precision
+            from cardinal.report_fold_queue
+            """
+        ).first
+        return ReportStateBacklog(
+            events: try row?.decode(Int64.self, at: 0) ?? 0, oldestAgeSeconds: try row?.decode(Double?.self, at: 1)
+        )
+    }
+
+    /// The campaigns with events of an app, for rebuilding them one by one.
+    public func campaigns(appID: Int64) throws -> [String] {
+        try connection.query(
+            "select distinct campaign_id from cardinal.report_groups where app_id = $1 and campaign_id is not null order by 1",
+            [appID]
+        ).map { try $0.decode(String.self, at: 0) }
+    }
+
+    /// Drops the state of an app (`campaign` nil: everything of it) or one campaign and queues its stored events
+    /// again, in one transaction; the next ``fold()`` rebuilds it. Reports stay exact meanwhile.
+    /// - Returns: how many events were queued.
+    public func requeue(appID: Int64, campaign: String? = nil) throws -> Int64 {
+        try connection.query("select cardinal.requeue_report_state($1, $2)", [appID, campaign])
+            .first?.decode(Int64.self, at: 0) ?? 0
+    }
+}
