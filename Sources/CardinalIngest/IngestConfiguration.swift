@@ -31,6 +31,9 @@ public struct IngestConfiguration: Sendable {
     /// Days of events accepted; `nil` reads `cardinal.settings.retention_days` at start, so ingest and
     /// partition retention agree.
     public var retentionDays: Int?
+    /// How often stored events are folded into the report state; `nil` leaves folding to another daemon or to
+    /// `cardinal state fold`.
+    public var foldInterval: Duration? = .seconds(1)
 
     /// Defaults for everything but the database.
     public init(databaseURL: String) {

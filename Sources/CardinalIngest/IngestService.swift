@@ -9,6 +9,7 @@ public final class IngestService: Sendable {
     private let batcher: Batcher
     private let router: IngestRouter
     private let pool: PostgresPool
+    private let folder: ReportStateFolder?
     private let logger: Logger
 
     /// Starts listening and writing.
@@ -60,6 +61,10 @@ public final class IngestService: Sendable {
         self.batcher = batcher
         self.router = router
         self.pool = pool
+        self.folder = configuration.foldInterval.map { interval in
+            ReportStateFolder(connectionString: configuration.databaseURL, interval: interval, metrics: metrics,
+                              logger: logger)
+        }
         self.logger = logger
         logger.log(.info, "cardinald listening", [
             "http.address": "\(configuration.host):\(server.port)", "ingest.writers": String(sinks.count),
@@ -104,6 +109,7 @@ public final class IngestService: Sendable {
         // Answers handed to the server are still being written; stopping now would cut them off.
         server.waitForOpenRequests(timeout: .seconds(5))
         server.stop()
+        folder?.stop()
         pool.shutdown()
         logger.log(.info, "stopped")
     }

@@ -4,9 +4,10 @@ import ArgumentKit
 enum CardinalCommand {
     static let spec = CommandSpec(
         name: "cardinal",
-        abstract: "Cardinal's command line: schema migrations, apps and ingest keys, and reports.",
+        abstract: "Cardinal's command line: schema migrations, apps and ingest keys, reports and their state.",
         discussion: "Every command reads the database from --database-url or CARDINAL_DATABASE_URL.",
-        subcommands: [MigrateCommand.spec, AppsCommand.spec, KeysCommand.spec, CampaignsCommand.spec, ReportCommand.spec]
+        subcommands: [MigrateCommand.spec, AppsCommand.spec, KeysCommand.spec, CampaignsCommand.spec, ReportCommand.spec,
+                      StateCommand.spec]
     )
 
     /// The leaf commands by path (without the program name).
@@ -23,5 +24,8 @@ enum CardinalCommand {
         ["report", "anomalies"]: ReportCommand.anomalies,
         ["report", "control"]: ReportCommand.control,
         ["report", "run"]: ReportCommand.run,
+        ["state", "fold"]: StateCommand.fold,
+        ["state", "status"]: StateCommand.status,
+        ["state", "rebuild"]: StateCommand.rebuild,
     ]
 }

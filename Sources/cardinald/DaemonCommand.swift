@@ -43,6 +43,9 @@ enum DaemonCommand {
             OptionSpec("retention-days",
                        help: "Events older than this are rejected (time_too_old); default: cardinal.settings. Keep it at or below cardinal.settings.retention_days: partitions are not created further back.",
                        valueName: "days", environment: "CARDINAL_RETENTION_DAYS"),
+            OptionSpec("fold-interval",
+                       help: "How often stored events are folded into the report state; 0s turns folding off (another daemon or 'cardinal state fold' does it).",
+                       valueName: "duration", default: "1s", environment: "CARDINAL_FOLD_INTERVAL"),
             OptionSpec("log-level", help: "Least severe log lines written to stderr.", valueName: "level",
                        default: "info", environment: "CARDINAL_LOG_LEVEL",
                        allowedValues: Logger.Level.allCases.map(\.name)),
@@ -81,6 +84,8 @@ enum DaemonCommand {
             }
             configuration.retentionDays = days
         }
+        let foldInterval = try arguments.duration("fold-interval") ?? .seconds(1)
+        configuration.foldInterval = foldInterval > .zero ? foldInterval : nil
         let level = Logger.Level.allCases.first { $0.name == arguments.option("log-level") } ?? .info
         return (configuration, level)
     }

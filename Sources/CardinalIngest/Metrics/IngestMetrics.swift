@@ -1,3 +1,4 @@
+import CardinalStore
 import Synchronization
 
 /// The daemon's metrics, served at `GET /metrics` in Prometheus text format.
@@ -13,6 +14,10 @@ final class IngestMetrics: Sendable {
         )
         var queuedEvents = 0
         var databaseUp = true
+        var foldBacklogEvents: Int64 = 0
+        var foldLagSeconds = 0.0
+        var foldedEvents: Int64 = 0
+        var foldSeconds = Histogram(upperBounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
     }
 
     private let state = Mutex(State())
@@ -52,6 +57,21 @@ final class IngestMetrics: Sendable {
         state.withLock { $0.databaseUp = isUp }
     }
 
+    func setFoldBacklog(_ backlog: ReportStateBacklog) {
+        state.withLock { state in
+            state.foldBacklogEvents = backlog.events
+            state.foldLagSeconds = backlog.oldestAgeSeconds ?? 0
+        }
+    }
+
+    func recordFold(events: Int64, duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        state.withLock { state in
+            state.foldedEvents += events
+            state.foldSeconds.observe(seconds)
+        }
+    }
+
     /// The exposition text.
     func render() -> String {
         let state = state.withLock { $0 }
@@ -81,6 +101,18 @@ final class IngestMetrics: Sendable {
         PrometheusText.header("cardinal_ingest_database_up", type: "gauge",
                               help: "1 when the writers last reached the database, else 0.", into: &text)
         text += "cardinal_ingest_database_up \(state.databaseUp ? 1 : 0)\n"
+        PrometheusText.header("cardinal_report_state_backlog_events", type: "gauge",
+                              help: "Stored events not yet folded into the report state, before the last fold.", into: &text)
+        text += "cardinal_report_state_backlog_events \(state.foldBacklogEvents)\n"
+        PrometheusText.header("cardinal_report_state_lag_seconds", type: "gauge",
+                              help: "Age of the oldest stored event not yet folded, before the last fold.", into: &text)
+        text += "cardinal_report_state_lag_seconds \(state.foldLagSeconds)\n"
+        PrometheusText.header("cardinal_report_state_folded_events_total", type: "counter",
+                              help: "Events folded into the report state by this daemon.", into: &text)
+        text += "cardinal_report_state_folded_events_total \(state.foldedEvents)\n"
+        PrometheusText.header("cardinal_report_state_fold_seconds", type: "histogram",
+                              help: "Time to fold the queued events into the report state.", into: &text)
+        state.foldSeconds.render(name: "cardinal_report_state_fold_seconds", into: &text)
         return text
     }
 }
