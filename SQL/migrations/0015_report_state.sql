@@ -235,15 +235,15 @@ comment on function cardinal.merge_times(timestamptz[], timestamptz[]) is
     'Both arrays of times as one ascending array (report_conversion_state.times).';
 
 
-create aggregate cardinal.concat_times(timestamptz[]) (
+create aggregate cardinal.array_concat_agg(anycompatiblearray) (
     sfunc = array_cat,
-    stype = timestamptz[]
+    stype = anycompatiblearray
 );
 
-alter aggregate cardinal.concat_times(timestamptz[]) owner to cardinal_owner;
+alter aggregate cardinal.array_concat_agg(anycompatiblearray) owner to cardinal_owner;
 
-comment on aggregate cardinal.concat_times(timestamptz[]) is
-    'The concatenation of arrays of times, in input order (the fold sorts it with merge_times).';
+comment on aggregate cardinal.array_concat_agg(anycompatiblearray) is
+    'The concatenation of arrays, in input order (the fold sorts times with merge_times).';
 
 
 create table cardinal.report_fold_queue (
@@ -371,8 +371,8 @@ select app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, plat
        min(first_time) filter (where type = 'send' and not control) as first_send_at,
        min(first_time) filter (where type = 'impression' and control) as first_control_impression_at,
        min(first_time) filter (where type = 'send' and control) as first_control_send_at,
-       cardinal.merge_times(null, cardinal.concat_times(times) filter (where type = 'click')) as click_times,
-       cardinal.merge_times(null, cardinal.concat_times(times) filter (where type = 'dismissal')) as dismissal_times
+       cardinal.merge_times(null, cardinal.array_concat_agg(times) filter (where type = 'click')) as click_times,
+       cardinal.merge_times(null, cardinal.array_concat_agg(times) filter (where type = 'dismissal')) as dismissal_times
 from per_day
 group by app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, platform, sdk_version, app_version,
          test, user_key;
@@ -729,7 +729,8 @@ grant select on
 
 grant execute on function
     cardinal.merge_day_counts(date[], integer[], date[], integer[]),
-    cardinal.merge_times(timestamptz[], timestamptz[])
+    cardinal.merge_times(timestamptz[], timestamptz[]),
+    cardinal.array_concat_agg(anycompatiblearray)
     to cardinal_reader;
 
 grant execute on function cardinal.fold_report_state() to cardinal_ingest;

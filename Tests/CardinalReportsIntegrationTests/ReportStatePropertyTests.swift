@@ -87,6 +87,16 @@ import TestSupport
             )
         }
 
+        func anomalies(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            return try differences(
+                "anomalies", "$1, $2, $3, $4, $5",
+                [app, baseDay.adding(days: first), baseDay.adding(days: last), generator.chance(0.3),
+                 generator.pick([nil, nil] + RandomWorkload.campaigns)]
+            )
+        }
+
         func controlArms(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
             let last = Int.random(in: first..<61, using: &generator)
@@ -136,6 +146,11 @@ import TestSupport
                 #expect(differences == 0, "control_arms differs on workload \(seed)")
                 compared += rows
             }
+            for _ in 0..<2 {
+                let (differences, rows) = try bench.anomalies(app: app, generator: &generator)
+                #expect(differences == 0, "anomalies differs on workload \(seed)")
+                compared += rows
+            }
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(Self.workloads) * 5)
@@ -164,6 +179,7 @@ import TestSupport
             for _ in 0..<3 {
                 #expect(try bench.uniqueImpressions(app: app, generator: &generator).0 == 0, "workload \(seed)")
                 #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
+                #expect(try bench.anomalies(app: app, generator: &generator).0 == 0, "workload \(seed)")
             }
         }
     }
