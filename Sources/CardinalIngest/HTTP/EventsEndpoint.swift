@@ -42,21 +42,36 @@ struct EventsEndpoint: Sendable {
             rejections: rejections.map {
                 RejectionRecord(appID: appID, requestID: requestID, receivedAt: receivedAt, rejection: $0)
             },
+            requestID: requestID,
+            eventIndices: decoded.events.map(\.index),
             deadline: .now + requestTimeout
         ) { [metrics, logger] outcome in
             switch outcome {
-            case let .written(inserted):
+            case let .written(inserted, refused):
                 let accepted = inserted.lazy.filter { $0 }.count
+                for rejection in refused {
+                    // The message names the SQLSTATE and constraint only, never the row.
+                    logger.log(.warning, "database refused an event; stored as a rejection", [
+                        "ingest.request_id": requestID, "ingest.event_index": String(rejection.index),
+                        "ingest.code": rejection.code.rawValue, "db.error": rejection.message,
+                    ])
+                }
+                let all = refused.isEmpty ? rejections : (rejections + refused).sorted { $0.index < $1.index }
                 metrics.recordEvents(
                     accepted: accepted, duplicates: inserted.count - accepted,
-                    rejectionCodes: rejections.map(\.code.rawValue)
+                    rejectionCodes: all.map(\.code.rawValue)
                 )
                 respond(IngestResponse.batchResult(
-                    accepted: accepted, duplicates: inserted.count - accepted, rejections: rejections
+                    accepted: accepted, duplicates: inserted.count - accepted, rejections: all
                 ))
             case let .notWritten(failure):
-                if case let .refusedByDatabase(reason) = failure {
-                    logger.log(.error, "database refused a batch", ["ingest.request_id": requestID, "db.error": reason])
+                switch failure {
+                case let .refusedByDatabase(refusal):
+                    logger.log(.error, "database refused a batch", ["ingest.request_id": requestID, "db.error": refusal.message])
+                case let .databaseFailed(reason):
+                    logger.log(.error, "database failed a batch", ["ingest.request_id": requestID, "db.error": reason])
+                default:
+                    break
                 }
                 respond(IngestResponse.failure(failure))
             }
