@@ -36,4 +36,24 @@ import Testing
         #expect(stored.first?.index == 6)
         #expect(stored.first?.raw.contains("forbidden") == true, "the event itself is kept as evidence")
     }
+
+    @Test("An event older than the database's retention but within the daemon's is time_too_old, not a failed batch")
+    func eventOutsidePartitionsIsTooOld() throws {
+        let fixture = try IngestFixture()
+        try fixture.database.connect().executeScript("update cardinal.settings set retention_days = 30")
+        // The daemon validates with 400 days, as one started during an outage does until it reads the settings.
+        let daemon = try fixture.startDaemon(["--retention-days", "400"])
+        defer { daemon.stop() }
+        let good = TestEvent.impressions(3)
+        let old = TestEvent.impression(time: EpochMilliseconds.hoursAgo(90 * 24))
+
+        let reply = try fixture.client(of: daemon).post(body: TestEvent.jsonBatch([good[0], old] + good[1...]))
+        let result = try IngestResult(reply)
+
+        #expect(reply.status == 200)
+        #expect(result.counts == .init(accepted: 3, duplicates: 0, rejected: 1))
+        #expect(result.errors.map(\.code) == ["time_too_old"])
+        #expect(result.errors.map(\.index) == [1])
+        #expect(try fixture.tables().storedIDs() == Set(good.map(\.id)))
+    }
 }

@@ -8,7 +8,8 @@ import MicroHTTP
 /// answers once every event is stored, a duplicate, or rejected.
 struct EventsEndpoint: Sendable {
     let keys: IngestKeyCache
-    let decoder: BatchDecoder
+    /// The validation policy, whose retention follows the database's settings.
+    let retention: RetentionSetting
     let batcher: Batcher
     let metrics: IngestMetrics
     let logger: Logger
@@ -118,6 +119,7 @@ struct EventsEndpoint: Sendable {
             }
         }
         do {
+            let decoder = BatchDecoder(policy: retention.policy)
             return .success(try decoder.decode(body, format: format, receivedAt: receivedAt))
         } catch {
             return .failure(.init(IngestResponse.error(400, code: "not_a_batch", message: String(describing: error))))
