@@ -60,7 +60,9 @@ extension EventValidator {
             return
         }
         let name = try fields.requiredString(.name, maxLength: Limits.conversionNameMaxLength, context: " for a conversion")
-        if name.hasPrefix("$") {
+        // On Unicode scalars, as PostgreSQL's `!~ '^\$'` reads it: `hasPrefix` compares grapheme clusters, and
+        // "$\u{301}x" (a dollar sign with a combining accent) does not start with the cluster "$".
+        if name.unicodeScalars.first == "$" {
             throw ValidationFailure(
                 code: .invalidValue,
                 message: "field \"name\" is \(ValidationFailure.quoted(name)); a leading \"$\" is reserved for built-in events")

@@ -110,6 +110,7 @@ public struct EventValidator: Sendable {
             test: try fields.bool(.test) ?? false)
         try readConversion(fields, type: type, into: &event)
         event.propertiesJSON = try fields.propertiesJSON(maxBytes: policy.maxPropertiesBytes)
+        try checkIndexEntrySize(of: event)
         return event
     }
 }

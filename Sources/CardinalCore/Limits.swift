@@ -30,7 +30,14 @@ public enum Limits {
     /// The deepest nesting of arrays and objects accepted in a request body, so that a hostile body cannot
     /// exhaust the stack of the recursive parser.
     public static let maxJSONDepth = 100
-    /// The largest decimal exponent magnitude of a number inside `properties`: PostgreSQL's `numeric` (and
-    /// so `jsonb`) cannot hold much beyond it, and one unstorable event must not fail a whole batch.
-    public static let propertiesNumberMaxExponent = 1000
+    /// The most digits after the decimal point that a number inside `properties` may have once its exponent
+    /// is applied (`1.5e-3` has 4): PostgreSQL's `numeric`, and so `jsonb`, holds no more (`NUMERIC_DSCALE_MAX`).
+    public static let propertiesNumberMaxScale = 16_383
+    /// The most digits before the decimal point that a number inside `properties` may have once its exponent
+    /// is applied (`1e3` has 4): the most PostgreSQL's `numeric` holds (131 072).
+    public static let propertiesNumberMaxIntegerDigits = 131_072
+    /// The most UTF-8 bytes the text columns of one index entry of `cardinal.events` may have together
+    /// (`campaign_id`, user key and `variant_id`; or user key and conversion `name`). A B-tree entry holds at
+    /// most 2704 bytes; the rest is left for the fixed-size columns, headers and alignment (at most 92 bytes).
+    public static let indexedTextMaxBytes = 2_600
 }

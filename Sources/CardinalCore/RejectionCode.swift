@@ -35,4 +35,8 @@ public enum RejectionCode: String, Sendable, CaseIterable {
     case notAnObject = "not_an_object"
     /// The NDJSON line is not valid JSON.
     case invalidJSON = "invalid_json"
+    /// The event passed validation but PostgreSQL refused to store it (a rule validation does not know yet);
+    /// it is kept with the rejections and the rest of the request is stored. The message names the SQLSTATE
+    /// and, for a constraint, its name.
+    case databaseRefused = "database_refused"
 }

@@ -28,8 +28,8 @@ public struct IngestConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(10)
     /// How long a key lookup is remembered; a revoked key stops working within it.
     public var keyCacheTTL: Duration = .seconds(5)
-    /// Days of events accepted; `nil` reads `cardinal.settings.retention_days` at start, so ingest and
-    /// partition retention agree.
+    /// Days of events accepted; `nil` reads `cardinal.settings.retention_days` at start and every minute
+    /// after, so ingest and partition retention agree.
     public var retentionDays: Int?
     /// How often stored events are folded into the report state; `nil` leaves folding to another daemon or to
     /// `cardinal state fold`.

@@ -10,7 +10,11 @@ public final class IngestService: Sendable {
     private let router: IngestRouter
     private let pool: PostgresPool
     private let folder: ReportStateFolder?
+    private let retention: RetentionSetting
     private let logger: Logger
+
+    /// How often the retention of `cardinal.settings` is re-read (unless fixed by `--retention-days`).
+    static let settingsRefreshInterval: Duration = .seconds(60)
 
     /// Starts listening and writing.
     /// - Throws: when the address cannot be bound.
@@ -28,12 +32,11 @@ public final class IngestService: Sendable {
                           maxQueuedEvents: configuration.maxQueuedEvents),
             sinks: sinks, metrics: metrics
         )
+        let retention = Self.retentionSetting(configuration: configuration, pool: pool, logger: logger)
         let router = IngestRouter(
             events: EventsEndpoint(
                 keys: IngestKeyCache(pool: pool, timeToLive: configuration.keyCacheTTL),
-                decoder: BatchDecoder(policy: ValidationPolicy(
-                    retentionDays: Self.retentionDays(configuration: configuration, pool: pool, logger: logger)
-                )),
+                retention: retention,
                 batcher: batcher, metrics: metrics, logger: logger,
                 maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout
             ),
@@ -55,10 +58,12 @@ public final class IngestService: Sendable {
                 handler: router.handle
             )
         } catch {
+            retention.stopRefreshing()
             batcher.shutDown()
             throw error
         }
         self.batcher = batcher
+        self.retention = retention
         self.router = router
         self.pool = pool
         self.folder = configuration.foldInterval.map { interval in
@@ -71,26 +76,18 @@ public final class IngestService: Sendable {
         ])
     }
 
-    /// The retention the daemon validates against: configured, else the database's, else the default.
-    private static func retentionDays(configuration: IngestConfiguration, pool: PostgresPool, logger: Logger) -> Int {
+    /// The retention the daemon validates against: configured, else the database's (re-read every
+    /// `settingsRefreshInterval`), else the default until the database answers.
+    private static func retentionSetting(configuration: IngestConfiguration, pool: PostgresPool, logger: Logger) -> RetentionSetting {
         if let days = configuration.retentionDays {
-            return days
+            return RetentionSetting(fixed: ValidationPolicy(retentionDays: days), logger: logger)
         }
-        do {
-            let days = try pool.withConnection { try InstallationSettings.load(from: $0).retentionDays }
-            guard ValidationPolicy.retentionDaysRange.contains(days) else {
-                logger.log(.warning, "cardinal.settings.retention_days is out of range; validating with the default", [
-                    "ingest.retention_days": String(Limits.defaultRetentionDays), "db.value": String(days),
-                ])
-                return Limits.defaultRetentionDays
-            }
-            return days
-        } catch {
-            logger.log(.warning, "cannot read cardinal.settings; validating with the default retention", [
-                "ingest.retention_days": String(Limits.defaultRetentionDays), "db.error": String(describing: error),
-            ])
-            return Limits.defaultRetentionDays
+        let setting = RetentionSetting(initial: ValidationPolicy(), logger: logger) {
+            try pool.withConnection { try InstallationSettings.load(from: $0).retentionDays }
         }
+        setting.refresh()
+        setting.startRefreshing(every: settingsRefreshInterval)
+        return setting
     }
 
     /// The port the daemon listens on.
@@ -106,6 +103,7 @@ public final class IngestService: Sendable {
         server.quiesce()
         router.waitUntilIdle(timeout: .seconds(30))
         batcher.shutDown()
+        retention.stopRefreshing()
         // Answers handed to the server are still being written; stopping now would cut them off.
         server.waitForOpenRequests(timeout: .seconds(5))
         server.stop()

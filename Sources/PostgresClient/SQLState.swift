@@ -16,6 +16,18 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, CustomStringConver
         String(rawValue.prefix(2))
     }
 
+    /// Whether the statement's data is at fault, so the same data fails again however often it is retried,
+    /// while other data would pass: class `22` (data exception: a value out of range or malformed), class
+    /// `23` (integrity constraint violation) except `23505` unique violations, and class `54` (program limit
+    /// exceeded, e.g. an index entry too large).
+    public var isDataError: Bool {
+        switch errorClass {
+        case "22", "54": true
+        case "23": self != .uniqueViolation
+        default: false
+        }
+    }
+
     /// The code itself, so SQLSTATEs read naturally in log lines.
     public var description: String {
         rawValue
@@ -42,8 +54,11 @@ extension SQLState {
     /// `23514`: a `CHECK` constraint failed.
     public static let checkViolation = SQLState(rawValue: "23514")
     /// `23514`: no partition accepts the row. PostgreSQL reports "no partition of relation … found for row"
-    /// with the same code as a failed `CHECK`, so this equals ``checkViolation``; tell them apart by message.
+    /// with the same code as a failed `CHECK`, so this equals ``checkViolation``; tell them apart with
+    /// ``PostgresError/isNoPartitionForRow``, which looks at the constraint name as well.
     public static let noPartitionForRow = SQLState(rawValue: "23514")
+    /// `54000`: a limit of PostgreSQL was exceeded, for example an index entry larger than a B-tree allows.
+    public static let programLimitExceeded = SQLState(rawValue: "54000")
     /// `25P02`: a statement ran in a transaction that had already failed.
     public static let inFailedSQLTransaction = SQLState(rawValue: "25P02")
     /// `40001`: a serializable transaction must be retried.

@@ -53,6 +53,15 @@ import Testing
         #expect(Fixture.accepted(.of(.conversion).with("name", #""pay$""#))?.conversionName == "pay$")
     }
 
+    @Test("A name whose first scalar is $ is invalid_value even when an accent joins it into another character")
+    func dollarWithCombiningMark() throws {
+        // "$\u0301x": one grapheme cluster "$́" then "x", so String.hasPrefix("$") is false, but PostgreSQL's
+        // `conversion_name !~ '^\$'` sees the code point $ first and refuses the row.
+        let rejection = try #require(Fixture.rejected(.of(.conversion).with("name", #""$\u0301x""#)))
+        #expect(rejection.code == .invalidValue)
+        #expect(Fixture.accepted(.of(.conversion).with("name", #""x\u0301$""#)) != nil)
+    }
+
     @Test("A conversion name is accepted at 255 characters and too_long at 256")
     func nameLength() {
         #expect(Fixture.accepted(.of(.conversion).with("name", Fixture.quoted(String(repeating: "n", count: 255)))) != nil)

@@ -44,13 +44,26 @@ import Testing
     }
 
     @Test("Properties that PostgreSQL could not store are invalid_value",
-          arguments: [#"{"a":"x\u0000"}"#, #"{"a\u0000":1}"#, #"{"a":[1e1001]}"#, #"{"a":-2E-5000}"#])
+          arguments: [#"{"a":"x\u0000"}"#, #"{"a\u0000":1}"#, #"{"a":[1e131072]}"#, #"{"a":-2E-16384}"#,
+                      #"{"a":0.0e-16383}"#, #"{"a":0e1073741823}"#])
     func unstorableProperties(json: String) {
         #expect(Fixture.rejected(.impression.with("properties", json))?.code == .invalidValue)
     }
 
-    @Test("A number with a large but storable exponent is kept as written")
-    func largeExponent() {
-        #expect(Fixture.accepted(.impression.with("properties", #"{"a":1e1000}"#))?.propertiesJSON == #"{"a":1e1000}"#)
+    @Test("Numbers at the edges of numeric are kept as written",
+          arguments: [#"{"a":1e1000}"#, #"{"a":1e131071}"#, #"{"a":10e131070}"#, #"{"a":0.1e131072}"#,
+                      #"{"a":1.0e-16382}"#, #"{"a":0e200000}"#, #"{"a":-1E-16383}"#])
+    func storableEdges(json: String) {
+        #expect(Fixture.accepted(.impression.with("properties", json))?.propertiesJSON == json)
+    }
+
+    @Test("A number with 16 384 digits after the point once its exponent applies is invalid_value, 16 383 is kept")
+    func scaleCountsFractionDigitsAndExponent() throws {
+        // 0.<15 382 zeros>1e-1000 has 15 383 + 1000 = 16 383 digits after the point; one zero more is too many.
+        let storable = "0." + String(repeating: "0", count: 15_382) + "1e-1000"
+        #expect(Fixture.accepted(.impression.with("properties", #"{"a":\#(storable)}"#)) != nil)
+        let rejection = try #require(Fixture.rejected(.impression.with("properties", #"{"a":0\#(storable)}"#.replacingOccurrences(of: ":00.", with: ":0.0"))))
+        #expect(rejection.code == .invalidValue)
+        #expect(rejection.message.contains("more than 16383 digits after the decimal point"))
     }
 }

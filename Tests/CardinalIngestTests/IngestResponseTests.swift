@@ -24,8 +24,8 @@ import Testing
             #expect(response.status == 503)
             #expect(response.headers["Retry-After"] != nil)
         }
-        let refused = IngestResponse.failure(.refusedByDatabase("22021"))
-        #expect(refused.status == 500)
-        #expect(!String(decoding: refused.body, as: UTF8.self).contains("22021"))
+        let failed = IngestResponse.failure(.databaseFailed("42501: permission denied for table events"))
+        #expect(failed.status == 500)
+        #expect(!String(decoding: failed.body, as: UTF8.self).contains("42501"))
     }
 }

@@ -85,26 +85,11 @@ final class Batcher: Sendable {
         }
     }
 
-    /// Writes a batch; if the database refuses its data (not its connection), writes each submission alone so
-    /// that one request's bad data cannot fail the others'.
+    /// Writes a batch, bisecting it when the database refuses its data, and completes every submission.
     private func write(_ batch: [Submission], to sink: any BatchSink) {
-        do {
-            let inserted = try sink.write(
-                events: batch.flatMap(\.events), rejections: batch.flatMap(\.rejections)
-            )
-            var offset = 0
-            for submission in batch {
-                submission.complete(.written(inserted: Array(inserted[offset..<offset + submission.events.count])))
-                offset += submission.events.count
-            }
-        } catch .refusedByDatabase where batch.count > 1 {
-            for submission in batch {
-                write([submission], to: sink)
-            }
-        } catch {
-            for submission in batch {
-                submission.complete(.notWritten(error))
-            }
+        let outcomes = RefusalBisection(sink: sink).write(batch)
+        for (submission, outcome) in zip(batch, outcomes) {
+            submission.complete(outcome)
         }
     }
 

@@ -42,10 +42,35 @@ final class DatabaseBatchSink: BatchSink {
                 ])
                 throw .databaseUnavailable
             }
-            throw .refusedByDatabase(error.description)
+            if error.isDataError {
+                // Not logged here: the batcher bisects the batch and logs each event it rejects.
+                throw .refusedByDatabase(Self.refusal(error))
+            }
+            // Without the DETAIL, which may quote row data.
+            throw .databaseFailed("\(error.sqlState?.rawValue ?? "-"): \(error.message)")
+        } catch EventWriteError.timeOutsidePartitionRange(let error) {
+            metrics.recordDatabaseError(sqlState: error.sqlState?.rawValue)
+            throw .refusedByDatabase(DatabaseRefusal(
+                code: .timeTooOld,
+                message: "field \"time\" is outside the range the database keeps events for "
+                    + "(cardinal.settings.retention_days, or more than a year ahead)"))
         } catch {
-            throw .refusedByDatabase(String(describing: error))
+            throw .databaseFailed(String(describing: error))
         }
+    }
+
+    /// The rejection of an event refused with `error`: its SQLSTATE and constraint, not its DETAIL, which
+    /// quotes the row, nor its message, which may quote a value (`invalid input syntax for type …: "…"`).
+    static func refusal(_ error: PostgresError) -> DatabaseRefusal {
+        let sqlState = error.sqlState?.rawValue ?? "-"
+        let what = switch error.sqlState?.errorClass {
+        case "23": "violates constraint \(error.constraint.map { "\"\($0)\"" } ?? "(unnamed)")"
+        case "54": "exceeds a limit of PostgreSQL (such as the size of an index entry)"
+        default: "holds a value PostgreSQL cannot store"
+        }
+        return DatabaseRefusal(
+            code: .databaseRefused,
+            message: "the database refused the event: it \(what) (SQLSTATE \(sqlState)); it is kept with the rejections")
     }
 
     private func connectedWriter() throws(WriteFailure) -> EventWriter {
@@ -78,7 +103,7 @@ extension DatabaseBatchSink: @unchecked Sendable {}
 extension PostgresError {
     /// A failure that says nothing about the data and may pass on a retry: a timeout, a deadlock or
     /// serialization failure, a lock not granted, resources exhausted, or a server that is read-only after a
-    /// failover. The client gets a 503 to retry; only data errors split a batch and answer 500.
+    /// failover. The client gets a 503 to retry; only data errors split a batch.
     fileprivate var isTransient: Bool {
         guard let sqlState else {
             return false

@@ -1,10 +1,18 @@
+import CardinalCore
 import CardinalStore
 
 /// The events of one request, waiting to be written in a batch. A request is never split across batches,
 /// so that its answer comes from exactly one commit.
+///
+/// When the database refuses the data of a batch, the batch is bisected (`RefusalBisection`) and the
+/// submission's events may be committed in several transactions; it is answered once all have committed.
 struct Submission: BatchItem, Sendable {
     let events: [EventRecord]
     let rejections: [RejectionRecord]
+    /// The id of the request, for the rejection of an event the database refuses.
+    let requestID: String
+    /// For each event, its 0-based position in the request.
+    let eventIndices: [Int]
     /// After this instant the request is answered 503 rather than written: the client has likely given up.
     let deadline: ContinuousClock.Instant
     /// Called exactly once, from a writer thread, with what became of the submission.
@@ -16,8 +24,9 @@ struct Submission: BatchItem, Sendable {
 
 /// What became of a submission.
 enum SubmissionOutcome: Sendable {
-    /// Committed: for each event, whether it was stored now (`false`: a duplicate of a stored event).
-    case written(inserted: [Bool])
+    /// Committed: for each event not in `refused`, in order, whether it was stored now (`false`: a duplicate
+    /// of a stored event); `refused`: the events the database refused, stored as rejections instead.
+    case written(inserted: [Bool], refused: [EventRejection])
     /// Not written; nothing of it is stored.
     case notWritten(WriteFailure)
 }
@@ -28,6 +37,10 @@ enum WriteFailure: Error, Sendable, Equatable {
     case queueFull
     case timedOut
     case shuttingDown
-    /// The database refused the data itself (a bug in validation); the message goes to the log only.
-    case refusedByDatabase(String)
+    /// The database refused the data itself (a gap in validation): the batch is bisected to find the events
+    /// at fault, which are rejected with the refusal's code and message.
+    case refusedByDatabase(DatabaseRefusal)
+    /// Any other error of the database (a missing privilege, a schema out of date); the message goes to the
+    /// log only.
+    case databaseFailed(String)
 }

@@ -8,7 +8,8 @@ import MicroHTTP
 /// answers once every event is stored, a duplicate, or rejected.
 struct EventsEndpoint: Sendable {
     let keys: IngestKeyCache
-    let decoder: BatchDecoder
+    /// The validation policy, whose retention follows the database's settings.
+    let retention: RetentionSetting
     let batcher: Batcher
     let metrics: IngestMetrics
     let logger: Logger
@@ -42,21 +43,36 @@ struct EventsEndpoint: Sendable {
             rejections: rejections.map {
                 RejectionRecord(appID: appID, requestID: requestID, receivedAt: receivedAt, rejection: $0)
             },
+            requestID: requestID,
+            eventIndices: decoded.events.map(\.index),
             deadline: .now + requestTimeout
         ) { [metrics, logger] outcome in
             switch outcome {
-            case let .written(inserted):
+            case let .written(inserted, refused):
                 let accepted = inserted.lazy.filter { $0 }.count
+                for rejection in refused {
+                    // The message names the SQLSTATE and constraint only, never the row.
+                    logger.log(.warning, "database refused an event; stored as a rejection", [
+                        "ingest.request_id": requestID, "ingest.event_index": String(rejection.index),
+                        "ingest.code": rejection.code.rawValue, "db.error": rejection.message,
+                    ])
+                }
+                let all = refused.isEmpty ? rejections : (rejections + refused).sorted { $0.index < $1.index }
                 metrics.recordEvents(
                     accepted: accepted, duplicates: inserted.count - accepted,
-                    rejectionCodes: rejections.map(\.code.rawValue)
+                    rejectionCodes: all.map(\.code.rawValue)
                 )
                 respond(IngestResponse.batchResult(
-                    accepted: accepted, duplicates: inserted.count - accepted, rejections: rejections
+                    accepted: accepted, duplicates: inserted.count - accepted, rejections: all
                 ))
             case let .notWritten(failure):
-                if case let .refusedByDatabase(reason) = failure {
-                    logger.log(.error, "database refused a batch", ["ingest.request_id": requestID, "db.error": reason])
+                switch failure {
+                case let .refusedByDatabase(refusal):
+                    logger.log(.error, "database refused a batch", ["ingest.request_id": requestID, "db.error": refusal.message])
+                case let .databaseFailed(reason):
+                    logger.log(.error, "database failed a batch", ["ingest.request_id": requestID, "db.error": reason])
+                default:
+                    break
                 }
                 respond(IngestResponse.failure(failure))
             }
@@ -103,6 +119,7 @@ struct EventsEndpoint: Sendable {
             }
         }
         do {
+            let decoder = BatchDecoder(policy: retention.policy)
             return .success(try decoder.decode(body, format: format, receivedAt: receivedAt))
         } catch {
             return .failure(.init(IngestResponse.error(400, code: "not_a_batch", message: String(describing: error))))

@@ -54,7 +54,7 @@ enum IngestResponse {
             error(503, code: "shutting_down",
                   message: "the daemon is shutting down; nothing of this request was stored, retry later",
                   retryAfterSeconds: 1)
-        case .refusedByDatabase:
+        case .refusedByDatabase, .databaseFailed:
             error(500, code: "internal_error",
                   message: "the database refused this request's events; nothing of it was stored (see the daemon log)")
         }

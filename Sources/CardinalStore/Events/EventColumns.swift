@@ -30,9 +30,14 @@ enum EventColumns {
 
     /// Duplicates of stored events, and repeats within the batch, are skipped by the primary key
     /// (app_id, time, id); the returned keys, time as exact epoch microseconds, are those stored now.
+    ///
+    /// Rows go in in the order of that key, the same in every transaction: a writer inserting a key that a
+    /// concurrent, uncommitted batch inserted waits for that batch, and two batches sharing keys in opposite
+    /// request orders would otherwise each hold a key the other waits for (SQLSTATE 40P01, deadlock).
     static let insertFromStaging = """
         insert into cardinal.events (\(list))
         select \(list) from pg_temp.event_staging
+        order by app_id, time, id
         on conflict do nothing
         returning app_id, id, (extract(epoch from time) * 1000000)::bigint
         """

@@ -32,11 +32,12 @@ public final class EventWriter {
     /// Stores `events` and `rejections` in one transaction.
     /// - Returns: for each event, in order, `true` when it was stored now and `false` when an event with the same
     ///   app, time and id was already stored (by an earlier batch, or earlier in this one).
-    /// - Throws: `PostgresError`; then nothing of the batch was stored.
+    /// - Throws: `PostgresError`, or ``EventWriteError/timeOutsidePartitionRange(_:)`` when an event's time lies
+    ///   outside the range the database makes partitions for; then nothing of the batch was stored.
     public func write(events: [EventRecord], rejections: [RejectionRecord]) throws -> [Bool] {
         do {
             return try writeOnce(events: events, rejections: rejections)
-        } catch let error as PostgresError where error.sqlState == .noPartitionForRow && !partitions.isEmpty {
+        } catch let error as PostgresError where error.isNoPartitionForRow && !partitions.isEmpty {
             // A partition we believed in was dropped by retention since: forget what we knew and try once more,
             // which creates it again.
             partitions.removeAll()
@@ -87,7 +88,11 @@ public final class EventWriter {
         else {
             return
         }
-        try connection.query("select cardinal.ensure_event_partitions($1, $2)", [earliest, latest])
+        do {
+            try connection.query("select cardinal.ensure_event_partitions($1, $2)", [earliest, latest])
+        } catch let error as PostgresError where error.sqlState == .invalidParameterValue {
+            throw EventWriteError.timeOutsidePartitionRange(error)
+        }
         partitions.insert(earliest, latest)
     }
 
