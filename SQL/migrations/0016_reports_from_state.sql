@@ -11,9 +11,9 @@
 -- fold, so they count every stored event exactly once.
 --
 -- Why the results are equal: the state holds, per user and report group, the report days of each kind
--- of event with their counts and the first time of each exposure. unique_impressions unnests the days in
--- the range and aggregates them exactly as the reference aggregates events (a count of events becomes a
--- sum of per-day counts; distinct users and (day, user) pairs are the same sets). control_arms takes each
+-- of event and the first time of each exposure, and per group and day the number of events of each kind.
+-- unique_impressions unnests the days in the range and counts distinct users and (day, user) pairs, the
+-- same sets the reference counts over events, and sums the day counts where the reference counts events. control_arms takes each
 -- user's first exposure per arm from the first-exposure times (the minimum over the whole history, so
 -- "first exposure before the end of the range" is that minimum when it lies before the end) and looks
 -- conversions up in report_conversion_facts.
@@ -289,26 +289,21 @@ create function cardinal.unique_impressions(
     language sql
     stable
 as $function$
+    -- Who did what on which day of the range (user rows, n = 0), and how many events there were (count
+    -- rows, no user): the report's distinct counts come from the first, its totals from the second.
     with scoped as (
         select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel,
-               u.user_key, d.kind, d.day, d.n,
-               case unique_impressions.by
-                   when 'day' then to_char(d.day, 'YYYY-MM-DD')
-                   when 'platform' then u.platform
-                   when 'sdk_version' then u.sdk_version
-                   when 'app_version' then u.app_version
-               end as breakdown
+               u.platform, u.sdk_version, u.app_version, u.user_key, d.kind, d.day, 0::bigint as n
         from cardinal.apps as a
         join cardinal.report_user_facts as u on u.app_id = a.app_id
         cross join lateral (
-            select 'impression' as kind, x.day, x.n
-            from unnest(u.impression_days, u.impression_counts) as x (day, n)
+            select 'impression' as kind, day from unnest(u.impression_days) as day
             union all
-            select 'click', x.day, x.n from unnest(u.click_days, u.click_counts) as x (day, n)
+            select 'click', day from unnest(u.click_days) as day
             union all
-            select 'dismissal', x.day, x.n from unnest(u.dismissal_days, u.dismissal_counts) as x (day, n)
+            select 'dismissal', day from unnest(u.dismissal_days) as day
             union all
-            select 'send', x.day, x.n from unnest(u.send_days, u.send_counts) as x (day, n)
+            select 'send', day from unnest(u.send_days) as day
         ) as d
         where cardinal.check_report_range(unique_impressions.from_date, unique_impressions.to_date)
           and cardinal.check_report_dimension(unique_impressions.by)
@@ -316,21 +311,46 @@ as $function$
           and (unique_impressions.campaign is null or u.campaign_id = unique_impressions.campaign)
           and (unique_impressions.include_test or not u.test)
           and d.day between unique_impressions.from_date and unique_impressions.to_date
+        union all
+        select a.name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.platform,
+               c.sdk_version, c.app_version, null, k.kind, c.day, k.n
+        from cardinal.apps as a
+        join cardinal.report_daily_count_facts as c on c.app_id = a.app_id
+        cross join lateral (
+            values ('impression', c.impressions), ('click', c.clicks), ('dismissal', c.dismissals), ('send', c.sends)
+        ) as k (kind, n)
+        where (unique_impressions.app is null or a.name = unique_impressions.app)
+          and (unique_impressions.campaign is null or c.campaign_id = unique_impressions.campaign)
+          and (unique_impressions.include_test or not c.test)
+          and c.day between unique_impressions.from_date and unique_impressions.to_date
+          and k.n > 0
+    ),
+    labelled as (
+        select *,
+               case unique_impressions.by
+                   when 'day' then to_char(day, 'YYYY-MM-DD')
+                   when 'platform' then platform
+                   when 'sdk_version' then sdk_version
+                   when 'app_version' then app_version
+               end as breakdown
+        from scoped
     ),
     counted as (
         select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
                coalesce(sum(n) filter (where kind = 'impression'), 0) as impressions,
                count(distinct user_key) filter (where kind = 'impression') as unique_impressions,
-               count(distinct (day, user_key)) filter (where kind = 'impression') as unique_daily_impressions,
+               count(distinct (day, user_key)) filter (where kind = 'impression' and user_key is not null)
+                   as unique_daily_impressions,
                count(distinct (day, user_key)) filter (
-                   where case when channel in ('content_card', 'in_app_message') then kind = 'impression'
+                   where user_key is not null
+                     and case when channel in ('content_card', 'in_app_message') then kind = 'impression'
                               else kind = 'send' end
                ) as unique_recipients,
                coalesce(sum(n) filter (where kind = 'click'), 0) as clicks,
                count(distinct user_key) filter (where kind = 'click') as unique_clicks,
                coalesce(sum(n) filter (where kind = 'dismissal'), 0) as dismissals,
                count(distinct user_key) filter (where kind = 'dismissal') as unique_dismissals
-        from scoped
+        from labelled
         group by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown
     )
     select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,

@@ -14,6 +14,19 @@
 
 drop function cardinal.anomalies(text, date, date, boolean, text);
 
+
+create aggregate cardinal.array_concat_agg(anycompatiblearray) (
+    sfunc = array_cat,
+    stype = anycompatiblearray
+);
+
+alter aggregate cardinal.array_concat_agg(anycompatiblearray) owner to cardinal_owner;
+
+comment on aggregate cardinal.array_concat_agg(anycompatiblearray) is
+    'The concatenation of arrays, in input order (the message ids of a session''s days).';
+
+grant execute on function cardinal.array_concat_agg(anycompatiblearray) to cardinal_reader;
+
 create function cardinal.anomalies_reference(
     app          text,
     from_date    date,
