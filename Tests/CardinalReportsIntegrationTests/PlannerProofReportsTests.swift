@@ -6,8 +6,8 @@ import TestSupport
 
 /// Issue 8, "Planner-proof": on a fresh database nothing is analyzed, the planner believes every step of a
 /// report yields one row, and a plan built on that belief must still not be quadratic in the events. Before
-/// migration 0014, `anomalies` took over three minutes on this workload (5½ to 9 minutes for the user who
-/// found it); each report now takes well under a second.
+/// migration 0014, `anomalies` ran for minutes on this workload (5½ to 9 for the user who found it); each
+/// report now takes about a second at most.
 @Suite struct PlannerProofReportsTests {
     /// How long one report may take in the debug build: far above what a linear plan needs (under a second),
     /// far below what the quadratic ones did.
