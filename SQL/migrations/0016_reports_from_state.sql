@@ -1,6 +1,6 @@
 -- 0016_reports_from_state.sql — unique_impressions and control_arms read the report state (0015).
 --
--- The functions of 0010 and 0012 stay as *_reference (the same bodies; a LANGUAGE sql function names its
+-- The functions of 0010 and 0014 (control_arms) stay as *_reference (the same bodies; a LANGUAGE sql function names its
 -- arguments by the function's name, so they are created anew rather than renamed): they scan the raw events and are the
 -- definition the state-backed functions are tested against (Tests/CardinalReportsIntegrationTests,
 -- ReportStatePropertyTests), and a psql user can still call them to check a number. The new functions
@@ -157,7 +157,9 @@ as $function$
           and (control_arms_reference.app is null or a.name = control_arms_reference.app)
     ),
     -- The campaigns with an exposure in the broad range (see 0010), with their settings and exact bounds.
-    campaigns as (
+    -- A few rows, materialized: the history scan below is then one index scan per campaign, or one scan of
+    -- the partitions beside them, and never reruns this scan of the range.
+    campaigns as materialized (
         select c.app_id, c.app_name, c.campaign_id,
                coalesce(control_arms_reference.conversion, s.conversion_event) as conversion_event,
                coalesce(control_arms_reference.conversion_window, s.conversion_window, interval '3 days') as window_length,
@@ -179,10 +181,13 @@ as $function$
         ) as c
         left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
     ),
-    -- Each user's first exposure per arm, over the campaign's history up to the end of the range.
+    -- Each user's first exposure per arm, over the campaign's history up to the end of the range. The
+    -- campaign's settings ride along in the grouping (one value per campaign), so that no later step has
+    -- to join the users back to their campaign.
     arm_exposures as (
         select c.app_id, c.campaign_id, e.user_key, e.control,
                case when e.control then null else e.variant_id end as variant_id,
+               c.app_name, c.conversion_event, c.window_length, c.lower_time,
                min(e.time) as first_time
         from campaigns as c
         join cardinal.events as e on e.app_id = c.app_id and e.campaign_id = c.campaign_id
@@ -191,59 +196,62 @@ as $function$
           and (e.type = 'impression' or e.channel = 'push')
           and (control_arms_reference.include_test or not e.test)
           and e.time < c.upper_time
-        group by 1, 2, 3, 4, 5
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9
     ),
     exposed as (
-        select app_id, campaign_id, user_key,
+        select app_id, campaign_id, user_key, app_name, conversion_event, window_length, lower_time,
                count(*) as arms,
                min(first_time) as exposed_at,
                bool_and(control) as control,
                min(variant_id) as variant_id
         from arm_exposures
-        group by app_id, campaign_id, user_key
+        group by app_id, campaign_id, user_key, app_name, conversion_event, window_length, lower_time
     ),
+    -- The conversion of each matured user is one probe of events_conversion_idx (a correlated EXISTS on the
+    -- events table, not on a CTE: its cost is per user, whatever the estimates).
     cohort as (
-        select c.app_name, c.campaign_id, c.conversion_event, c.window_length, x.variant_id, x.control,
+        select x.app_name, x.campaign_id, x.conversion_event, x.window_length, x.variant_id, x.control,
                x.arms > 1 as several_arms,
-               x.exposed_at + c.window_length <= control_arms_reference.as_of as matured,
+               x.exposed_at + x.window_length <= control_arms_reference.as_of as matured,
                x.arms = 1
-                   and x.exposed_at + c.window_length <= control_arms_reference.as_of
-                   and c.conversion_event is not null
+                   and x.exposed_at + x.window_length <= control_arms_reference.as_of
+                   and x.conversion_event is not null
                    and exists (
                        select
                        from cardinal.events as v
                        where v.type = 'conversion'
-                         and v.app_id = c.app_id
+                         and v.app_id = x.app_id
                          and v.user_key = x.user_key
-                         and v.conversion_name = c.conversion_event
+                         and v.conversion_name = x.conversion_event
                          and v.time >= x.exposed_at
-                         and v.time <= x.exposed_at + c.window_length
+                         and v.time <= x.exposed_at + x.window_length
                          and (control_arms_reference.include_test or not v.test)
                    ) as converted
         from exposed as x
-        join campaigns as c on c.app_id = x.app_id and c.campaign_id = x.campaign_id
-        where x.exposed_at >= c.lower_time
+        where x.exposed_at >= x.lower_time
     ),
-    arms as (
-        select app_name, campaign_id, conversion_event, window_length, variant_id, control,
+    -- One row per arm, and one per campaign and arm of the users in several arms; a window over the
+    -- campaign adds the latter up, instead of a join of the arms to a second aggregate.
+    arm_groups as (
+        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
                count(*) filter (where matured) as users,
                case when conversion_event is not null then count(*) filter (where converted) end as converters,
                count(*) as exposed_users
         from cohort
-        where not several_arms
-        group by app_name, campaign_id, conversion_event, window_length, variant_id, control
+        group by app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms
     ),
-    several as (
-        select app_name, campaign_id, count(*) as users_in_several_arms
-        from cohort
-        where several_arms
-        group by app_name, campaign_id
+    arms as (
+        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
+               users, converters, exposed_users,
+               coalesce(sum(exposed_users) filter (where several_arms)
+                            over (partition by app_name, campaign_id), 0)::bigint as users_in_several_arms
+        from arm_groups
     )
-    select a.app_name, a.campaign_id, a.conversion_event, a.window_length, a.variant_id, a.control,
-           a.users, a.converters, a.exposed_users, coalesce(s.users_in_several_arms, 0)
-    from arms as a
-    left join several as s on s.app_name = a.app_name and s.campaign_id = a.campaign_id
-    order by a.app_name, a.campaign_id, a.control desc, a.variant_id nulls first;
+    select app_name, campaign_id, conversion_event, window_length, variant_id, control,
+           users, converters, exposed_users, users_in_several_arms
+    from arms
+    where not several_arms
+    order by app_name, campaign_id, control desc, variant_id nulls first;
 $function$;
 
 alter function cardinal.control_arms_reference(text, text, date, date, timestamptz, text, interval, boolean)
@@ -253,7 +261,7 @@ grant execute on function cardinal.control_arms_reference(text, text, date, date
     to cardinal_reader;
 
 comment on function cardinal.control_arms_reference(text, text, date, date, timestamptz, text, interval, boolean) is
-    'Reference implementation of control_arms over the raw events (0012): the same arguments and rows, '
+    'Reference implementation of control_arms over the raw events (0012, 0014): the same arguments and rows, '
     'computed without the report state. Slow on large apps; for checking numbers and tests.';
 
 
