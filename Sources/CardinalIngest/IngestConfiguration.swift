@@ -31,6 +31,15 @@ public struct IngestConfiguration: Sendable {
     /// Days of events accepted; `nil` reads `cardinal.settings.retention_days` at start, so ingest and
     /// partition retention agree.
     public var retentionDays: Int?
+    /// Folder of the disk spool that takes batches while the database is unavailable (created when missing,
+    /// locked against a second daemon).
+    public var spoolDirectory = "/var/lib/cardinald/spool"
+    /// Bytes the spool may hold; beyond, requests get 503 as without a spool. 0 turns the spool off.
+    public var spoolMaxBytes = 1 << 30
+    /// Size at which a spool segment is sealed and a new one started.
+    public var spoolSegmentBytes = 16 << 20
+    /// Events (and rejections) per replay transaction, about.
+    public var spoolReplayChunkEvents = 5000
 
     /// Defaults for everything but the database.
     public init(databaseURL: String) {

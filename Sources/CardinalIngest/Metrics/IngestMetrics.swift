@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The daemon's metrics, served at `GET /metrics` in Prometheus text format.
@@ -13,6 +14,10 @@ final class IngestMetrics: Sendable {
         )
         var queuedEvents = 0
         var databaseUp = true
+        var spool: SpoolWriter.Snapshot?
+        var spooledEvents = 0
+        var replayedEvents = 0
+        var quarantinedRecords = 0
     }
 
     private let state = Mutex(State())
@@ -52,6 +57,23 @@ final class IngestMetrics: Sendable {
         state.withLock { $0.databaseUp = isUp }
     }
 
+    /// What the disk spool holds now (set by `SpoolWriter` after every change).
+    func setSpool(_ snapshot: SpoolWriter.Snapshot) {
+        state.withLock { $0.spool = snapshot }
+    }
+
+    func recordSpooled(events: Int) {
+        state.withLock { $0.spooledEvents += events }
+    }
+
+    func recordReplayed(events: Int) {
+        state.withLock { $0.replayedEvents += events }
+    }
+
+    func recordQuarantined(records: Int) {
+        state.withLock { $0.quarantinedRecords += records }
+    }
+
     /// The exposition text.
     func render() -> String {
         let state = state.withLock { $0 }
@@ -81,6 +103,35 @@ final class IngestMetrics: Sendable {
         PrometheusText.header("cardinal_ingest_database_up", type: "gauge",
                               help: "1 when the writers last reached the database, else 0.", into: &text)
         text += "cardinal_ingest_database_up \(state.databaseUp ? 1 : 0)\n"
+        if let spool = state.spool {
+            renderSpool(spool, state, into: &text)
+        }
         return text
+    }
+
+    private func renderSpool(_ spool: SpoolWriter.Snapshot, _ state: State, into text: inout String) {
+        let gauges: [(String, String, String)] = [
+            ("cardinal_spool_bytes", "Bytes in the disk spool's segments, waiting for replay.", String(spool.bytes)),
+            ("cardinal_spool_records", "Batches (records) in the disk spool.", String(spool.records)),
+            ("cardinal_spool_events", "Events in the disk spool.", String(spool.events)),
+            ("cardinal_spool_oldest_record_age_seconds", "Age of the oldest spooled record; 0 when the spool is empty.",
+             String(spool.oldestSpooledAt.map { max(0, Date.now.timeIntervalSince($0)) } ?? 0)),
+            ("cardinal_spool_full", "1 while the spool refuses batches (cap or disk full), else 0.", spool.isFull ? "1" : "0"),
+        ]
+        for (name, help, value) in gauges {
+            PrometheusText.header(name, type: "gauge", help: help, into: &text)
+            text += "\(name) \(value)\n"
+        }
+        let counters: [(String, String, Int)] = [
+            ("cardinal_spool_appended_events_total", "Events and rejections spooled because the database was unavailable.",
+             state.spooledEvents),
+            ("cardinal_spool_replayed_events_total", "Spooled events written to the database by the replay.", state.replayedEvents),
+            ("cardinal_spool_quarantined_records_total", "Damaged or refused spool records moved to quarantine/.",
+             state.quarantinedRecords),
+        ]
+        for (name, help, value) in counters {
+            PrometheusText.header(name, type: "counter", help: help, into: &text)
+            text += "\(name) \(value)\n"
+        }
     }
 }
