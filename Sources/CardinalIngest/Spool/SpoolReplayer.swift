@@ -41,8 +41,13 @@ final class SpoolReplayer: Sendable {
     func start() {
         let thread = Thread { [self] in
             while !stopping.load(ordering: .acquiring) {
-                guard let segment = spool.oldestSegment() else {
+                guard !spool.snapshot.isEmpty else {
                     pause(.milliseconds(100))
+                    continue
+                }
+                // An empty transaction first: while the database is down, segments are neither read nor sealed.
+                guard (try? sink.write(events: [], rejections: [])) != nil, let segment = spool.oldestSegment() else {
+                    pause(retryInterval)
                     continue
                 }
                 if !replay(segment) {
