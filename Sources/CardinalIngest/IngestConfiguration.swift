@@ -38,6 +38,8 @@ public struct IngestConfiguration: Sendable {
     public var spoolMaxBytes = 1 << 30
     /// Size at which a spool segment is sealed and a new one started.
     public var spoolSegmentBytes = 16 << 20
+    /// How long a batch may wait for its commit before it is spooled instead; `nil`: half of `requestTimeout`.
+    public var spoolCommitTimeout: Duration?
     /// Events (and rejections) per replay transaction, about.
     public var spoolReplayChunkEvents = 5000
 

@@ -24,9 +24,11 @@ public final class IngestService: Sendable {
                               health: health, metrics: metrics, logger: logger)
         }
         let spool = try Self.openSpool(configuration: configuration, metrics: metrics, logger: logger)
-        let sinks: [any BatchSink & Sendable] = (0..<max(1, configuration.writers)).map { _ in
+        let sinks: [any BatchSink & Sendable] = (0..<max(1, configuration.writers)).map { index in
             if let spool {
-                SpoolingBatchSink(database: databaseSink(), spool: spool, metrics: metrics)
+                SpoolingBatchSink(database: databaseSink(), commitTimeout: configuration.spoolCommitTimeout
+                                      ?? configuration.requestTimeout / 2,
+                                  spool: spool, metrics: metrics, logger: logger, name: "cardinal-commit-\(index)")
             } else {
                 databaseSink()
             }

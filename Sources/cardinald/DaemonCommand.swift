@@ -49,6 +49,9 @@ enum DaemonCommand {
             OptionSpec("spool-max-bytes",
                        help: "Bytes the spool may hold; beyond, requests get 503 + Retry-After. 0 turns the spool off (503 during outages).",
                        valueName: "bytes", default: "1073741824", environment: "CARDINAL_SPOOL_MAX_BYTES"),
+            OptionSpec("spool-commit-timeout",
+                       help: "How long a batch may wait for its database commit before it is spooled instead; default: half of --request-timeout.",
+                       valueName: "duration", environment: "CARDINAL_SPOOL_COMMIT_TIMEOUT"),
             OptionSpec("spool-segment-bytes", help: "Size at which a spool segment file is closed and a new one started.",
                        valueName: "bytes", default: "16777216", environment: "CARDINAL_SPOOL_SEGMENT_BYTES"),
             OptionSpec("spool-replay-chunk-events",
@@ -100,6 +103,7 @@ enum DaemonCommand {
         guard configuration.spoolMaxBytes >= 0 else {
             throw arguments.usageError("--spool-max-bytes must be 0 (off) or more, got \(configuration.spoolMaxBytes)")
         }
+        configuration.spoolCommitTimeout = try arguments.duration("spool-commit-timeout")
         configuration.spoolSegmentBytes = try positive("spool-segment-bytes", arguments)
         configuration.spoolReplayChunkEvents = try positive("spool-replay-chunk-events", arguments)
         let level = Logger.Level.allCases.first { $0.name == arguments.option("log-level") } ?? .info

@@ -87,6 +87,35 @@ import TestSupport
         #expect(stored.count == acknowledged.count + 1)
     }
 
+    @Test("A batch whose commit hangs past --spool-commit-timeout is spooled and answered 200, and stored once later")
+    func hungCommitIsSpooled() throws {
+        let fixture = try IngestFixture()
+        let daemon = try fixture.startDaemon(["--spool-commit-timeout", "300ms"])
+        defer { daemon.stop() }
+        let client = fixture.client(of: daemon)
+        #expect(try client.ingest(TestEvent.impressions(1)).counts == .accepted(1))
+        let lock = try TableLock(fixture)
+        defer { lock.release() }
+
+        var events: [TestEvent] = []
+        for _ in 0..<5 {
+            let batch = TestEvent.impressions(10)
+            #expect(try client.ingest(batch).counts == .accepted(10))
+            events += batch
+        }
+        #expect(try MetricsText(client.get("/metrics").text)["cardinal_spool_appended_events_total"] == 50)
+        #expect(try client.get("/readyz").text.contains("degraded"))
+
+        lock.release()
+        try Poll.until("the spool to drain", interval: .milliseconds(100)) { () -> Bool? in
+            try MetricsText(client.get("/metrics").text)["cardinal_spool_records"] == 0 ? true : nil
+        }
+        let tables = try fixture.tables()
+        let stored = try tables.storedIDs()
+        #expect(Set(events.map(\.id)).isSubset(of: stored))
+        #expect(try tables.eventCount() == stored.count, "the hung commit and the replay store each event once")
+    }
+
     @Test("A second daemon on a spool directory in use refuses to start and says why")
     func spoolDirectoryIsLocked() throws {
         let fixture = try IngestFixture()

@@ -1,8 +1,9 @@
 import CardinalStore
 import Foundation
 
-/// A `BatchSink` that writes to the database and, when the database is unavailable, appends the batch to the
-/// disk spool instead, so that clients keep getting 200 through an outage.
+/// A `BatchSink` that writes to the database and, when the database is unavailable or the commit has not
+/// returned within `commitTimeout`, appends the batch to the disk spool instead, so that clients keep getting
+/// 200 through an outage or a hung server.
 ///
 /// A spooled batch is durable (fsync'ed) but not yet in the database, so whether each event is new or a
 /// duplicate of a stored one is unknown: every spooled event is answered `accepted`, and the replay decides
@@ -10,29 +11,51 @@ import Foundation
 /// When the spool cannot take the batch (past `--spool-max-bytes`, disk full), the answer is the 503 the
 /// daemon gave before it had a spool.
 final class SpoolingBatchSink: BatchSink {
-    private let database: any BatchSink
+    private let database: TimeBoundWrites
+    private let commitTimeout: Duration
     private let spool: SpoolWriter
     private let metrics: IngestMetrics
+    private let logger: Logger
 
-    /// - Parameter database: the sink tried first; used by this sink's writer thread alone.
-    init(database: any BatchSink, spool: SpoolWriter, metrics: IngestMetrics) {
-        self.database = database
+    /// - Parameters:
+    ///   - database: the sink tried first; from now on used by a helper thread of this sink alone.
+    ///   - commitTimeout: how long a batch may wait for its commit before it is spooled instead (well inside
+    ///     the request timeout, so that the answer still reaches the client).
+    init(database: any BatchSink & Sendable, commitTimeout: Duration, spool: SpoolWriter, metrics: IngestMetrics,
+         logger: Logger, name: String) {
+        self.database = TimeBoundWrites(sink: database, name: name)
+        self.commitTimeout = commitTimeout
         self.spool = spool
         self.metrics = metrics
+        self.logger = logger
+    }
+
+    deinit {
+        database.stop()
     }
 
     func write(events: [EventRecord], rejections: [RejectionRecord]) throws(WriteFailure) -> [Bool] {
-        do {
-            return try database.write(events: events, rejections: rejections)
-        } catch .databaseUnavailable {
-            do {
-                try spool.append(SpooledBatch(spooledAt: .now, events: events, rejections: rejections))
-            } catch {
-                throw .databaseUnavailable
-            }
-            metrics.recordSpooled(events: events.count + rejections.count)
-            return Array(repeating: true, count: events.count)
+        switch database.write(events: events, rejections: rejections, deadline: .now + commitTimeout) {
+        case let .finished(.success(inserted)):
+            return inserted
+        case .finished(.failure(.databaseUnavailable)):
+            break
+        case let .finished(.failure(failure)):
+            throw failure
+        case .timedOut:
+            logger.log(.warning, "commit did not return in time; batch spooled", [
+                "spool.commit_timeout": "\(commitTimeout)", "spool.events": String(events.count),
+            ])
+        case .busy:
+            break
         }
+        do {
+            try spool.append(SpooledBatch(spooledAt: .now, events: events, rejections: rejections))
+        } catch {
+            throw .databaseUnavailable
+        }
+        metrics.recordSpooled(events: events.count + rejections.count)
+        return Array(repeating: true, count: events.count)
     }
 }
 
