@@ -97,6 +97,7 @@ final class PosixSpoolStorage: SpoolStorage {
         let file = try PosixSegmentFile(path: path)
         try file.truncate(toBytes: 0)
         try file.appendDurably(bytes)
+        try syncDirectory(directory + "/quarantine")
         return path
     }
 
@@ -112,6 +113,19 @@ final class PosixSpoolStorage: SpoolStorage {
     private func syncDirectory() throws(SpoolError) {
         guard fsync(directoryDescriptor) == 0 else {
             throw .io(Self.failure("fsync", directory))
+        }
+    }
+
+    /// `fsync` of another folder, opened for the call.
+    private func syncDirectory(_ path: String) throws(SpoolError) {
+        // OWNERSHIP: opened and closed here.
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .io(Self.failure("open", path))
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw .io(Self.failure("fsync", path))
         }
     }
 

@@ -16,32 +16,3 @@ protocol SpoolStorage: Sendable {
     /// - Returns: where they went, for the log.
     func quarantine(_ bytes: [UInt8], segment: UInt64, offset: Int) throws(SpoolError) -> String
 }
-
-/// A segment open for appending; only `SpoolWriter` holds one, under its lock.
-protocol SpoolSegmentFile: AnyObject {
-    /// Appends `bytes` and flushes them to disk (`fsync`) before returning.
-    /// - Throws: `.noSpace` on ENOSPC; then the file may hold part of `bytes` and the caller truncates it.
-    func appendDurably(_ bytes: [UInt8]) throws(SpoolError)
-    /// Cuts the file back to `bytes`, undoing a failed append.
-    func truncate(toBytes bytes: Int) throws(SpoolError)
-}
-
-/// Why the spool could not take or give back a batch.
-enum SpoolError: Error, Equatable, CustomStringConvertible {
-    /// `--spool-max-bytes` reached.
-    case full
-    /// The file system has no room (ENOSPC).
-    case noSpace
-    /// Another `cardinald` holds the directory's lock.
-    case locked(String)
-    /// Any other failure of the file system, with the operation, path and `strerror`.
-    case io(String)
-
-    var description: String {
-        switch self {
-        case .full: "the spool is full (--spool-max-bytes)"
-        case .noSpace: "no space left on the spool's file system"
-        case let .locked(message), let .io(message): message
-        }
-    }
-}
