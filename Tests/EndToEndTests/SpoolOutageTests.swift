@@ -87,6 +87,57 @@ import TestSupport
         #expect(stored.count == acknowledged.count + 1)
     }
 
+    @Test("After a crash, a torn tail is truncated and a corrupt record in the middle is quarantined; the rest replays")
+    func damagedSpoolAfterCrash() throws {
+        let fixture = try OutageFixture()
+        let options = ["--spool-segment-bytes", "20000"]
+        let first = try fixture.startDaemon(options)
+        defer { first.stop() }
+        let client = IngestClient(port: first.port, key: fixture.key)
+        #expect(try client.ingest(TestEvent.impressions(1)).counts == .accepted(1))
+        try fixture.cluster.stop()
+        let batches = (0..<40).map { _ in TestEvent.impressions(20) }
+        for batch in batches {
+            #expect(try client.ingest(batch).counts == .accepted(20))
+        }
+        try first.crash()
+
+        let segments = fixture.segmentFiles().sorted().map { fixture.spoolDirectory.appendingPathComponent($0) }
+        #expect(segments.count > 2)
+        // A flipped byte in the middle of the oldest segment, and half a record at the end of the newest.
+        var oldest = try Data(contentsOf: segments[0])
+        oldest[oldest.count / 2] ^= 0xFF
+        try oldest.write(to: segments[0])
+        let newest = segments[segments.count - 1]
+        let intactSize = try Self.size(of: newest)
+        let handle = try FileHandle(forWritingTo: newest)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("CSR1".utf8) + Data([200, 0, 0, 0, 1, 2, 3, 4]) + Data(repeating: 7, count: 50))
+        try handle.close()
+
+        let second = try fixture.startDaemon(options)
+        defer { second.stop() }
+        #expect(try Self.size(of: newest) == intactSize, "the torn tail is cut off at start, before any replay")
+        try fixture.cluster.start()
+        let restarted = IngestClient(port: second.port, key: fixture.key)
+        try fixture.waitUntilSpoolDrained(restarted)
+
+        let metrics = try MetricsText(restarted.get("/metrics").text)
+        #expect(metrics["cardinal_spool_quarantined_records_total"] == 1)
+        let quarantine = try FileManager.default.contentsOfDirectory(
+            atPath: fixture.spoolDirectory.appendingPathComponent("quarantine").path)
+        #expect(quarantine.count == 1)
+        let stored = try fixture.tables().storedIDs()
+        let missing = batches.filter { !Set($0.map(\.id)).isSubset(of: stored) }
+        #expect(missing.count == 1, "exactly the damaged record's batch is missing")
+        #expect(missing.first.map { Set($0.map(\.id)).isDisjoint(with: stored) } == true)
+        #expect(stored.count == 1 + 39 * 20)
+    }
+
+    private static func size(of file: URL) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? -1
+    }
+
     @Test("A batch whose commit hangs past --spool-commit-timeout is spooled and answered 200, and stored once later")
     func hungCommitIsSpooled() throws {
         let fixture = try IngestFixture()
