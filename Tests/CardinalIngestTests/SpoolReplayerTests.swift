@@ -19,7 +19,7 @@ import Testing
                 throw .databaseUnavailable
             }
             if !poisoned.withLock({ $0.isDisjoint(with: events.map(\.event.id)) }) {
-                throw .refusedByDatabase("poisoned")
+                throw .refusedByDatabase(DatabaseRefusal(code: .databaseRefused, message: "poisoned"))
             }
             transactions.withLock { $0 += 1 }
             return stored.withLock { stored in
