@@ -444,6 +444,45 @@ comment on view cardinal.report_conversion_facts is
     'Conversion times per user and name: report_conversion_state and the queue.';
 
 
+-- Each column of the views above means what the column of the same name means in the state table the view
+-- mirrors (or in report_groups, for the group's columns): their comments are copied from there.
+do $comments$
+declare
+    target record;
+begin
+    for target in
+        select v.view_name, a.attname as column_name, source.description
+        from (
+            values ('report_pending_user_facts', 'cardinal.report_user_state'::regclass),
+                   ('report_user_facts', 'cardinal.report_user_state'),
+                   ('report_pending_daily_counts', 'cardinal.report_daily_counts'),
+                   ('report_daily_count_facts', 'cardinal.report_daily_counts'),
+                   ('report_pending_session_facts', 'cardinal.report_session_state'),
+                   ('report_session_facts', 'cardinal.report_session_state'),
+                   ('report_pending_conversion_facts', 'cardinal.report_conversion_state'),
+                   ('report_conversion_facts', 'cardinal.report_conversion_state')
+        ) as v (view_name, state_table)
+        join pg_catalog.pg_attribute as a
+            on a.attrelid = format('cardinal.%I', v.view_name)::regclass and a.attnum > 0
+        cross join lateral (
+            select pg_catalog.col_description(t.relation, t.attnum) as description
+            from (
+                select c.attrelid as relation, c.attnum, c.attrelid = v.state_table as preferred
+                from pg_catalog.pg_attribute as c
+                where c.attrelid in (v.state_table, 'cardinal.report_groups'::regclass)
+                  and c.attname = a.attname
+            ) as t
+            order by t.preferred desc
+            limit 1
+        ) as source
+    loop
+        execute format('comment on column cardinal.%I.%I is %L', target.view_name, target.column_name,
+                       target.description);
+    end loop;
+end
+$comments$;
+
+
 -- The advisory lock key that runs the fold and re-queueing one at a time.
 create function cardinal.report_state_lock_key()
     returns bigint

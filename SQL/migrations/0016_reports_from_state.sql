@@ -1,11 +1,11 @@
 -- 0016_reports_from_state.sql — unique_impressions and control_arms read the report state (0015).
 --
--- The functions of 0010 and 0014 (control_arms) stay as *_reference (the same bodies; a LANGUAGE sql function names its
--- arguments by the function's name, so they are created anew rather than renamed): they scan the raw events and are the
--- definition the state-backed functions are tested against (Tests/CardinalReportsIntegrationTests,
--- ReportStatePropertyTests), and a psql user can still call them to check a number. The new functions
--- keep the same names, arguments and result columns, so `cardinal report` and every psql query work as
--- before; the definitions in the header comments of 0010 and 0012 hold unchanged.
+-- The raw-event functions (0010; control_arms as 0014 rewrote it) stay as *_reference, with the same
+-- bodies: a LANGUAGE sql function names its arguments by the function's name, so they are created anew
+-- rather than renamed. They are the definition the state-backed functions are tested against
+-- (ReportStatePropertyTests), and a psql user can still call them to check a number. The new functions
+-- keep the names, arguments and result columns, so `cardinal report` and every psql query work as before;
+-- the definitions in the header comments of 0010 and 0012 hold unchanged.
 --
 -- Both read the state through the report_*_facts views (0015), which add the events still queued for the
 -- fold, so they count every stored event exactly once.
@@ -13,10 +13,14 @@
 -- Why the results are equal: the state holds, per user and report group, the report days of each kind
 -- of event and the first time of each exposure, and per group and day the number of events of each kind.
 -- unique_impressions unnests the days in the range and counts distinct users and (day, user) pairs, the
--- same sets the reference counts over events, and sums the day counts where the reference counts events. control_arms takes each
--- user's first exposure per arm from the first-exposure times (the minimum over the whole history, so
--- "first exposure before the end of the range" is that minimum when it lies before the end) and looks
--- conversions up in report_conversion_facts.
+-- same sets the reference counts over events, and sums the day counts where the reference counts events.
+-- control_arms takes each user's first exposure per arm from the first-exposure times (the minimum over
+-- the whole history, so "first exposure before the end of the range" is that minimum when it lies before
+-- the end) and finds each one's first conversion in report_conversion_facts with a window over the user's
+-- timeline.
+--
+-- Planner-proof like 0014: no join between two per-user sets (only lookups of apps and campaign
+-- settings), so a wrong row estimate, which the queued part always has, cannot make a plan quadratic.
 
 drop function cardinal.unique_impressions(text, date, date, boolean, text, text);
 
@@ -418,12 +422,25 @@ as $function$
         where cardinal.check_report_range(control_arms.from_date, control_arms.to_date)
           and (control_arms.app is null or a.name = control_arms.app)
     ),
-    -- Each user's first exposure per arm and report group: the first impression (the first send too for
-    -- push) in the variant arm, the first control impression (control send for push) in the control arm.
+    -- Each user's first exposure per arm and report group, before the end of the range: the first
+    -- impression (the first send too for push) in the variant arm, the first control impression (control
+    -- send for push) in the control arm. The campaign's settings ride along, so that no later step joins
+    -- the users back to their campaign (a join of per-user sets is what a wrong row estimate turns
+    -- quadratic; see 0014).
     group_exposures as (
-        select t.app_id, u.campaign_id, u.user_key, x.control, x.variant_id, x.first_time
+        select t.app_id, t.app_name, u.campaign_id, u.user_key, x.control, x.variant_id, x.first_time,
+               campaign.conversion_event, campaign.window_length, campaign.lower_time
         from target as t
         join cardinal.report_user_facts as u on u.app_id = t.app_id
+        left join cardinal.campaign_settings as s on s.app_id = u.app_id and s.campaign_id = u.campaign_id
+        cross join lateral (
+            select coalesce(control_arms.conversion, s.conversion_event) as conversion_event,
+                   coalesce(control_arms.conversion_window, s.conversion_window, interval '3 days') as window_length,
+                   control_arms.from_date::timestamp at time zone coalesce(s.report_time_zone, t.report_time_zone)
+                       as lower_time,
+                   (control_arms.to_date + 1)::timestamp at time zone coalesce(s.report_time_zone, t.report_time_zone)
+                       as upper_time
+        ) as campaign
         cross join lateral (
             values (false, u.variant_id,
                     least(u.first_impression_at, case when u.channel = 'push' then u.first_send_at end)),
@@ -434,78 +451,86 @@ as $function$
         where u.campaign_id is not null
           and (control_arms.campaign is null or u.campaign_id = control_arms.campaign)
           and (control_arms.include_test or not u.test)
-          and x.first_time is not null
-    ),
-    campaigns as (
-        select c.app_id, t.app_name, c.campaign_id,
-               coalesce(control_arms.conversion, s.conversion_event) as conversion_event,
-               coalesce(control_arms.conversion_window, s.conversion_window, interval '3 days') as window_length,
-               control_arms.from_date::timestamp at time zone coalesce(s.report_time_zone, t.report_time_zone)
-                   as lower_time,
-               (control_arms.to_date + 1)::timestamp at time zone coalesce(s.report_time_zone, t.report_time_zone)
-                   as upper_time
-        from (select distinct app_id, campaign_id from group_exposures) as c
-        join target as t on t.app_id = c.app_id
-        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
+          and x.first_time < campaign.upper_time
     ),
     arm_exposures as (
-        select x.app_id, x.campaign_id, x.user_key, x.control, x.variant_id, min(x.first_time) as first_time
-        from group_exposures as x
-        join campaigns as c on c.app_id = x.app_id and c.campaign_id = x.campaign_id
-        where x.first_time < c.upper_time
-        group by 1, 2, 3, 4, 5
+        select app_id, app_name, campaign_id, user_key, control, variant_id, conversion_event, window_length,
+               lower_time, min(first_time) as first_time
+        from group_exposures
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9
     ),
     exposed as (
-        select app_id, campaign_id, user_key,
+        select app_id, app_name, campaign_id, user_key, conversion_event, window_length,
                count(*) as arms,
                min(first_time) as exposed_at,
                bool_and(control) as control,
                min(variant_id) as variant_id
         from arm_exposures
-        group by app_id, campaign_id, user_key
+        group by app_id, app_name, campaign_id, user_key, conversion_event, window_length, lower_time
+        having min(first_time) >= lower_time
+    ),
+    -- Whether a user converted: the user's exposures and conversions in one stream, sorted by time within
+    -- each user and conversion name, newest first; the smallest conversion time from the top down to an
+    -- exposure is the first conversion at or after it (a conversion at the very same instant sorts first).
+    timeline as (
+        select x.app_id, x.user_key, x.conversion_event as name, x.exposed_at as time, false as is_conversion,
+               x.app_name, x.campaign_id, x.conversion_event, x.window_length, x.variant_id, x.control, x.arms,
+               x.exposed_at
+        from exposed as x
+        where x.conversion_event is not null
+        union all
+        select v.app_id, v.user_key, v.conversion_name, conversion.time, true,
+               null, null, null, null, null, null, null, null
+        from cardinal.report_conversion_facts as v
+        cross join lateral unnest(v.times) as conversion (time)
+        where v.app_id in (select app_id from target)
+          and (control_arms.include_test or not v.test)
     ),
     cohort as (
-        select c.app_name, c.campaign_id, c.conversion_event, c.window_length, x.variant_id, x.control,
-               x.arms > 1 as several_arms,
-               x.exposed_at + c.window_length <= control_arms.as_of as matured,
-               x.arms = 1
-                   and x.exposed_at + c.window_length <= control_arms.as_of
-                   and c.conversion_event is not null
-                   and exists (
-                       select
-                       from cardinal.report_conversion_facts as v
-                       cross join lateral unnest(v.times) as conversion (time)
-                       where v.app_id = c.app_id
-                         and v.user_key = x.user_key
-                         and v.conversion_name = c.conversion_event
-                         and (control_arms.include_test or not v.test)
-                         and conversion.time >= x.exposed_at
-                         and conversion.time <= x.exposed_at + c.window_length
-                   ) as converted
-        from exposed as x
-        join campaigns as c on c.app_id = x.app_id and c.campaign_id = x.campaign_id
-        where x.exposed_at >= c.lower_time
-    ),
-    arms as (
         select app_name, campaign_id, conversion_event, window_length, variant_id, control,
+               arms > 1 as several_arms,
+               exposed_at + window_length <= control_arms.as_of as matured,
+               arms = 1
+                   and exposed_at + window_length <= control_arms.as_of
+                   and coalesce(next_conversion <= exposed_at + window_length, false) as converted
+        from (
+            select *,
+                   min(time) filter (where is_conversion) over (
+                       partition by app_id, user_key, name
+                       order by time desc, is_conversion desc
+                       rows between unbounded preceding and current row
+                   ) as next_conversion
+            from timeline
+        ) as ordered
+        where not is_conversion
+        union all
+        select app_name, campaign_id, conversion_event, window_length, variant_id, control, arms > 1,
+               exposed_at + window_length <= control_arms.as_of, false
+        from exposed
+        where conversion_event is null
+    ),
+    -- One row per arm, and one per campaign and arm of the users in several arms; a window over the
+    -- campaign adds the latter up (0014's shape).
+    arm_groups as (
+        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
                count(*) filter (where matured) as users,
                case when conversion_event is not null then count(*) filter (where converted) end as converters,
                count(*) as exposed_users
         from cohort
-        where not several_arms
-        group by app_name, campaign_id, conversion_event, window_length, variant_id, control
+        group by app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms
     ),
-    several as (
-        select app_name, campaign_id, count(*) as users_in_several_arms
-        from cohort
-        where several_arms
-        group by app_name, campaign_id
+    arms as (
+        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
+               users, converters, exposed_users,
+               coalesce(sum(exposed_users) filter (where several_arms)
+                            over (partition by app_name, campaign_id), 0)::bigint as users_in_several_arms
+        from arm_groups
     )
-    select a.app_name, a.campaign_id, a.conversion_event, a.window_length, a.variant_id, a.control,
-           a.users, a.converters, a.exposed_users, coalesce(s.users_in_several_arms, 0)
-    from arms as a
-    left join several as s on s.app_name = a.app_name and s.campaign_id = a.campaign_id
-    order by a.app_name, a.campaign_id, a.control desc, a.variant_id nulls first;
+    select app_name, campaign_id, conversion_event, window_length, variant_id, control,
+           users, converters, exposed_users, users_in_several_arms
+    from arms
+    where not several_arms
+    order by app_name, campaign_id, control desc, variant_id nulls first;
 $function$;
 
 alter function cardinal.control_arms(text, text, date, date, timestamptz, text, interval, boolean)

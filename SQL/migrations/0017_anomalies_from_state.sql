@@ -395,8 +395,10 @@ as $function$
         where cardinal.check_report_range(anomalies.from_date, anomalies.to_date)
           and (anomalies.app is null or a.name = anomalies.app)
     ),
-    -- Per user and report group of each campaign: what happened in the range, and the whole history's
-    -- first exposures and interaction times. Test events included; in_range below leaves them out.
+    -- Per user and report group of each campaign: what happened in the range, the interaction times, and
+    -- the user's first impression of the campaign before the end of the broad range and whether the user
+    -- had a control exposure by then (0011's campaign_users, over the whole history and test events
+    -- included), handed to each of the user's rows by a window rather than a join (see 0014).
     facts as (
         select t.app_id, t.app_name, f.campaign_id, f.channel, f.platform, f.sdk_version, f.app_version,
                f.variant_id, f.test, f.user_key,
@@ -406,45 +408,36 @@ as $function$
                coalesce(f.send_days && t.days, false) as send_in_range,
                coalesce(f.control_impression_days && t.days, false) as control_impression_in_range,
                coalesce(f.control_send_days && t.days, false) as control_send_in_range,
-               f.first_impression_at,
-               least(f.first_control_impression_at, f.first_control_send_at) as first_control_exposure_at,
-               f.click_times, f.dismissal_times
+               f.click_times, f.dismissal_times,
+               min(f.first_impression_at) filter (
+                   where f.first_impression_at < (anomalies.to_date + 2)::timestamp at time zone 'UTC'
+               ) over per_user as first_impression,
+               coalesce(bool_or(least(f.first_control_impression_at, f.first_control_send_at)
+                                < (anomalies.to_date + 2)::timestamp at time zone 'UTC') over per_user, false)
+                   as has_control_exposure
         from target as t
         join cardinal.report_user_facts as f on f.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = f.app_id and s.campaign_id = f.campaign_id
         where f.campaign_id is not null
           and (anomalies.campaign is null or f.campaign_id = anomalies.campaign)
+        window per_user as (partition by f.app_id, f.campaign_id, f.user_key)
     ),
     in_range as (
         select * from facts where anomalies.include_test or not test
     ),
 
-    -- Per user of each campaign: the first impression before the end of the broad range, and whether the
-    -- user had a control exposure by then (0011's campaign_users, over the whole history).
-    campaign_users as (
-        select app_id, campaign_id, user_key,
-               min(first_impression_at) filter (
-                   where first_impression_at < (anomalies.to_date + 2)::timestamp at time zone 'UTC'
-               ) as first_impression,
-               bool_or(first_control_exposure_at < (anomalies.to_date + 2)::timestamp at time zone 'UTC')
-                   as has_control_exposure
-        from facts
-        group by app_id, campaign_id, user_key
-    ),
     -- Every click and dismissal of the range.
     interactions as (
         select r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version, r.app_version, r.user_key,
                x.type,
-               coalesce(u.has_control_exposure and u.first_impression is null, false) as control_user,
-               u.first_impression is null or u.first_impression > x.time as without_impression
+               r.has_control_exposure and r.first_impression is null as control_user,
+               r.first_impression is null or r.first_impression > x.time as without_impression
         from in_range as r
         cross join lateral (
             select 'click' as type, t as time from unnest(r.click_times) as t
             union all
             select 'dismissal', t from unnest(r.dismissal_times) as t
         ) as x
-        join campaign_users as u
-            on u.app_id = r.app_id and u.campaign_id = r.campaign_id and u.user_key = r.user_key
         where (x.time at time zone r.time_zone)::date between anomalies.from_date and anomalies.to_date
     ),
 
@@ -581,32 +574,30 @@ as $function$
         group by app_name, campaign_id, channel, platform, sdk_version, app_version
     ),
 
-    exposures as (
-        select r.app_id, r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version, r.app_version, r.user_key,
-               x.arm
-        from in_range as r
-        cross join lateral (
-            values (case when r.impression_in_range or (r.channel = 'push' and r.send_in_range)
-                         then 'variant:' || coalesce(r.variant_id, '') end),
-                   (case when r.control_impression_in_range or (r.channel = 'push' and r.control_send_in_range)
-                         then 'control' end)
-        ) as x (arm)
-        where x.arm is not null
-    ),
-    several_arms as (
-        select app_id, campaign_id, user_key
-        from exposures
-        group by app_id, campaign_id, user_key
-        having count(distinct arm) > 1
-    ),
+    -- A user is in several arms when the smallest and the largest arm of the user's exposures in the range
+    -- differ: a window over one sorted pass (0014's shape).
     users_in_several_arms as (
-        select x.app_name, x.campaign_id, x.channel, x.platform, x.sdk_version, x.app_version,
-               count(distinct x.user_key) filter (where s.user_key is not null) as users,
-               count(distinct x.user_key) as exposed_users
-        from exposures as x
-        left join several_arms as s
-            on s.app_id = x.app_id and s.campaign_id = x.campaign_id and s.user_key = x.user_key
-        group by x.app_name, x.campaign_id, x.channel, x.platform, x.sdk_version, x.app_version
+        select app_name, campaign_id, channel, platform, sdk_version, app_version,
+               count(distinct user_key) filter (where in_several_arms) as users,
+               count(distinct user_key) as exposed_users
+        from (
+            select e.app_name, e.campaign_id, e.channel, e.platform, e.sdk_version, e.app_version, e.user_key,
+                   min(e.arm) over per_user <> max(e.arm) over per_user as in_several_arms
+            from (
+                select r.app_id, r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version, r.app_version,
+                       r.user_key, x.arm
+                from in_range as r
+                cross join lateral (
+                    values (case when r.impression_in_range or (r.channel = 'push' and r.send_in_range)
+                                 then 'variant:' || coalesce(r.variant_id, '') end),
+                           (case when r.control_impression_in_range or (r.channel = 'push' and r.control_send_in_range)
+                                 then 'control' end)
+                ) as x (arm)
+                where x.arm is not null
+            ) as e
+            window per_user as (partition by e.app_id, e.campaign_id, e.user_key)
+        ) as exposed
+        group by app_name, campaign_id, channel, platform, sdk_version, app_version
     ),
 
     findings as (

@@ -12,8 +12,8 @@ import TestSupport
         #expect(result.exitStatus == 0)
         #expect(result.standardError.isEmpty)
         #expect(result.standardOutput == """
-            OVERVIEW: Cardinal's command line: schema migrations, apps and ingest keys, and
-            reports.
+            OVERVIEW: Cardinal's command line: schema migrations, apps and ingest keys,
+            reports and their state.
 
             Every command reads the database from --database-url or CARDINAL_DATABASE_URL.
 
@@ -32,6 +32,8 @@ import TestSupport
                                       event, window, expected split, time zone.
               report                  Compute and print reports, or run the scheduled job
                                       that stores them for psql and dashboards.
+              state                   Fold stored events into the report state, show its
+                                      backlog, or rebuild it from raw events.
 
               See 'cardinal help <subcommand>' for detailed help.
 
