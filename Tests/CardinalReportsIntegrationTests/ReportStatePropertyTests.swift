@@ -215,6 +215,39 @@ import TestSupport
         }
     }
 
+    @Test("Dropping expired partitions leaves the reports equal to the reference over the events left")
+    func retentionKeepsStateConsistent() throws {
+        let bench = try Bench()
+        defer { bench.database.drop() }
+        var generator = SeededGenerator(seed: 3_001)
+        let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime)
+        let appID = try bench.load(workload, app: "aged", generator: &generator)
+        // The same events again 120 days earlier (new ids): a month that a 60-day retention drops.
+        let aged = workload.batches.flatMap { $0 }.map { event -> Event in
+            var older = event
+            older.id = UUID()
+            older.time = event.time.addingTimeInterval(-120 * 86_400)
+            return older
+        }
+        _ = try bench.writer.write(
+            events: aged.map { EventRecord(appID: appID, event: $0, receivedAt: Date()) }, rejections: []
+        )
+        _ = try bench.state.fold()
+        let oldDays = (bench.baseDay.adding(days: -125), bench.baseDay.adding(days: -55))
+        let oldRows = "select count(*) from cardinal.unique_impressions('aged', $1, $2, true)"
+        #expect(try bench.connection.query(oldRows, [oldDays.0, oldDays.1]).first?.decode(Int64.self, at: 0) ?? 0 > 0)
+
+        let dropped = try bench.connection.query("select * from cardinal.drop_expired_event_partitions(interval '60 days')")
+        #expect(dropped.count > 0)
+        for _ in 0..<2 {
+            #expect(try bench.uniqueImpressions(app: "aged", generator: &generator).0 == 0)
+            #expect(try bench.anomalies(app: "aged", generator: &generator).0 == 0)
+            #expect(try bench.controlArms(app: "aged", generator: &generator).0 == 0)
+            _ = try bench.state.fold()
+        }
+        #expect(try bench.connection.query(oldRows, [oldDays.0, oldDays.1]).first?.decode(Int64.self, at: 0) == 0)
+    }
+
     @Test("Requeueing an app's raw events and folding them again reproduces the state the writes folded")
     func refoldReproducesFoldedState() throws {
         let bench = try Bench()
