@@ -301,11 +301,18 @@ create function cardinal.unique_impressions(
     language sql
     stable
 as $function$
-    -- Who did what on which day of the range (user rows, n = 0), and how many events there were (count
-    -- rows, no user): the report's distinct counts come from the first, its totals from the second.
-    with scoped as (
+    -- Who did what on which day of the range. Distinct users and (day, user) pairs are counted by grouping
+    -- (hash aggregates) rather than count(distinct …), which sorts every input row: the same user may have
+    -- several state rows in one report row (another platform, SDK or app version, a test event).
+    with user_days as (
         select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel,
-               u.platform, u.sdk_version, u.app_version, u.user_key, d.kind, d.day, 0::bigint as n
+               case unique_impressions.by
+                   when 'day' then to_char(d.day, 'YYYY-MM-DD')
+                   when 'platform' then u.platform
+                   when 'sdk_version' then u.sdk_version
+                   when 'app_version' then u.app_version
+               end as breakdown,
+               d.kind, u.user_key, d.day
         from cardinal.apps as a
         join cardinal.report_user_facts as u on u.app_id = a.app_id
         cross join lateral (
@@ -323,47 +330,64 @@ as $function$
           and (unique_impressions.campaign is null or u.campaign_id = unique_impressions.campaign)
           and (unique_impressions.include_test or not u.test)
           and d.day between unique_impressions.from_date and unique_impressions.to_date
-        union all
-        select a.name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.platform,
-               c.sdk_version, c.app_version, null, k.kind, c.day, k.n
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+    ),
+    users as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown, kind, user_key,
+               count(*) as days
+        from user_days
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9
+    ),
+    uniques as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
+               count(*) filter (where kind = 'impression') as unique_impressions,
+               coalesce(sum(days) filter (where kind = 'impression'), 0) as unique_daily_impressions,
+               coalesce(sum(days) filter (
+                   where case when channel in ('content_card', 'in_app_message') then kind = 'impression'
+                              else kind = 'send' end
+               ), 0) as unique_recipients,
+               count(*) filter (where kind = 'click') as unique_clicks,
+               count(*) filter (where kind = 'dismissal') as unique_dismissals
+        from users
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+    -- How many events: the per-day counts of the range.
+    totals as (
+        select a.name as app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel,
+               case unique_impressions.by
+                   when 'day' then to_char(c.day, 'YYYY-MM-DD')
+                   when 'platform' then c.platform
+                   when 'sdk_version' then c.sdk_version
+                   when 'app_version' then c.app_version
+               end as breakdown,
+               sum(c.impressions) as impressions, sum(c.clicks) as clicks, sum(c.dismissals) as dismissals
         from cardinal.apps as a
         join cardinal.report_daily_count_facts as c on c.app_id = a.app_id
-        cross join lateral (
-            values ('impression', c.impressions), ('click', c.clicks), ('dismissal', c.dismissals), ('send', c.sends)
-        ) as k (kind, n)
         where (unique_impressions.app is null or a.name = unique_impressions.app)
           and (unique_impressions.campaign is null or c.campaign_id = unique_impressions.campaign)
           and (unique_impressions.include_test or not c.test)
           and c.day between unique_impressions.from_date and unique_impressions.to_date
-          and k.n > 0
+        group by 1, 2, 3, 4, 5, 6, 7
     ),
-    labelled as (
-        select *,
-               case unique_impressions.by
-                   when 'day' then to_char(day, 'YYYY-MM-DD')
-                   when 'platform' then platform
-                   when 'sdk_version' then sdk_version
-                   when 'app_version' then app_version
-               end as breakdown
-        from scoped
-    ),
+    -- A report row exists where the range has a non-control send, impression, click or dismissal: then
+    -- both sides have it (the day sets and the counts come from the same events). Both sides are one row
+    -- per report row, a few hundred at most.
     counted as (
-        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
-               coalesce(sum(n) filter (where kind = 'impression'), 0) as impressions,
-               count(distinct user_key) filter (where kind = 'impression') as unique_impressions,
-               count(distinct (day, user_key)) filter (where kind = 'impression' and user_key is not null)
+        select u.app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel, u.breakdown,
+               t.impressions::bigint as impressions, u.unique_impressions, u.unique_daily_impressions::bigint
                    as unique_daily_impressions,
-               count(distinct (day, user_key)) filter (
-                   where user_key is not null
-                     and case when channel in ('content_card', 'in_app_message') then kind = 'impression'
-                              else kind = 'send' end
-               ) as unique_recipients,
-               coalesce(sum(n) filter (where kind = 'click'), 0) as clicks,
-               count(distinct user_key) filter (where kind = 'click') as unique_clicks,
-               coalesce(sum(n) filter (where kind = 'dismissal'), 0) as dismissals,
-               count(distinct user_key) filter (where kind = 'dismissal') as unique_dismissals
-        from labelled
-        group by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown
+               u.unique_recipients::bigint as unique_recipients, t.clicks::bigint as clicks, u.unique_clicks,
+               t.dismissals::bigint as dismissals, u.unique_dismissals
+        from uniques as u
+        -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed.
+        join totals as t
+            on t.app_name = u.app_name
+           and coalesce(t.campaign_id, '') = coalesce(u.campaign_id, '')
+           and coalesce(t.canvas_id, '') = coalesce(u.canvas_id, '')
+           and coalesce(t.canvas_step_id, '') = coalesce(u.canvas_step_id, '')
+           and coalesce(t.variant_id, '') = coalesce(u.variant_id, '')
+           and t.channel = u.channel
+           and coalesce(t.breakdown, '') = coalesce(u.breakdown, '')
     )
     select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
            impressions, unique_impressions, unique_daily_impressions, unique_recipients,
