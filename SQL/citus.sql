@@ -1,4 +1,4 @@
--- citus.sql — distributing Cardinal's schema v1 (migrations 0001–0008) with Citus.
+-- citus.sql — distributing Cardinal's schema (migrations 0001–0018) with Citus.
 --
 -- NOT applied by `cardinal migrate`: it is the scale-out plan of DESIGN.md, written as a script an operator
 -- runs once, with psql as a superuser, on the Citus coordinator, after the migrations and while every
@@ -86,7 +86,21 @@ select citus_add_local_table_to_metadata('cardinal.rejected_events');
 --        select create_time_partitions('cardinal.events', interval '1 month', now() + interval '2 months');
 --        call drop_old_time_partitions('cardinal.events', now() - interval '400 days');
 
--- 8. Check: every table is known to Citus with the expected kind.
+-- 8. The report state (0015). report_groups is small and joined by every report: a reference table. The
+--    per-user tables are distributed by user_key and co-located with events, so that the fold (a
+--    group-by per user) and each report's distinct counts run shard-local; their primary keys already
+--    hold user_key (report_daily_counts has no user: it is per group and day, small, and becomes a
+--    reference table too). The queue is distributed like events, so each shard's trigger
+--    appends locally; fold_report_state() then runs as a distributed transaction on the coordinator.
+--    Not changed: the views and report functions, which only join on user_key and group columns.
+select create_reference_table('cardinal.report_groups');
+select create_reference_table('cardinal.report_daily_counts');
+select create_distributed_table('cardinal.report_user_state', 'user_key', colocate_with := 'cardinal.events');
+select create_distributed_table('cardinal.report_session_state', 'user_key', colocate_with := 'cardinal.events');
+select create_distributed_table('cardinal.report_conversion_state', 'user_key', colocate_with := 'cardinal.events');
+select create_distributed_table('cardinal.report_fold_queue', 'user_key', colocate_with := 'cardinal.events');
+
+-- 9. Check: every table is known to Citus with the expected kind.
 select logicalrelid, partmethod, colocationid
 from pg_dist_partition
 where logicalrelid::text like 'cardinal.%'

@@ -31,4 +31,6 @@ curl -sS -X POST http://$listen/v1/events \\
 Then look at what was stored: psql '$CARDINAL_DATABASE_URL' -c 'select type, user_id, campaign_id, time from cardinal.events'
 
 MSG
-exec "$BIN_DIR/cardinald" --listen "$listen" --database-url "$CARDINAL_DATABASE_URL"
+# The demo's spool lives in the repository's ignored data folder, not in /var/lib/cardinald/spool.
+spool_dir="${CARDINAL_SPOOL_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.data/spool}"
+exec "$BIN_DIR/cardinald" --listen "$listen" --database-url "$CARDINAL_DATABASE_URL" --spool-dir "$spool_dir"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # regenerate.sh — rebuilds SQL/explain/*.txt: the EXPLAIN (ANALYZE, BUFFERS) plans of the report functions on
 # about 1 M events. Creates a scratch database on the cluster of CARDINAL_TEST_DATABASE_URL (a superuser URL
-# of a maintenance database, as for the tests), applies every migration, seeds it (seed.sql), vacuums it so
-# that index-only scans can skip the heap, runs explain.sql, and drops the database again.
+# of a maintenance database, as for the tests), applies every migration, seeds it (seed.sql), folds the
+# seeded events into the report state (0015) that the reports read, vacuums it so that index-only scans can
+# skip the heap, runs explain.sql, and drops the database again.
 #
 #     CARDINAL_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:54329/postgres SQL/explain/regenerate.sh
 set -eu
@@ -28,6 +29,11 @@ trap 'run_psql -c "drop database if exists $database with (force)"' EXIT
         printf '%s\n' "\\i $file"
     done
     printf '%s\n' "\\i $here/seed.sql" \
+        "begin isolation level repeatable read;" \
+        "select cardinal.fold_report_state();" \
+        "commit;" \
+        "vacuum (analyze) cardinal.report_groups, cardinal.report_user_state, cardinal.report_daily_counts;" \
+        "vacuum (analyze) cardinal.report_session_state, cardinal.report_conversion_state, cardinal.report_fold_queue;" \
         "vacuum (analyze) cardinal.events;" \
         "vacuum (analyze) cardinal.apps;" \
         "vacuum (analyze) cardinal.campaign_settings;" \

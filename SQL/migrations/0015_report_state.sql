@@ -9,11 +9,17 @@
 --   by a small group_id keeps their index narrow. Every report grouping (campaign × variant × channel,
 --   by platform, by version, the anomaly groups) is a roll-up of groups, so one shape serves them all.
 --
--- * Per user and group, each kind of event keeps the sorted report days it happened on and how many
---   events fell on each day (two parallel arrays). Unique and unique-daily counts over any range of report
---   days are then exact (a user counts when one of its days is in the range; a (user, day) pair once),
---   totals are sums, and the rows are far fewer than the events: repeated impressions, sessions and
---   duplicate kinds collapse. The first time of each kind of exposure is kept for the control report.
+-- * Per user and group, each kind of event keeps the report days it happened on. Unique and unique-daily
+--   counts over any range of report days are then exact (a user counts when one of its days is in the
+--   range; a (user, day) pair once), and the rows are far fewer than the events: repeated impressions,
+--   sessions and duplicate kinds collapse. The first time of each kind of exposure is kept for the control
+--   report, the time of each click and dismissal for the anomaly report. How many events fell on a day is
+--   a per-group figure, kept in report_daily_counts, so that totals are sums over few rows.
+--
+-- * The fold merges with plain operators only: a day set gains the new days by concatenation when it
+--   lacks any of them (so it may hold a day twice, never a day it should not), times are appended, counts
+--   added. Every reader counts distinct days and users, so repeats change nothing; a merge function per
+--   column and row cost more than the rest of the fold together (measured: 2.3 of 3.9 s for 100 k events).
 --
 -- * Folded asynchronously, behind a queue. The writer's transaction only adds the rows it stored to
 --   report_fold_queue (a statement trigger whose transition table holds exactly what INSERT … ON CONFLICT
@@ -84,17 +90,11 @@ create table cardinal.report_user_state (
     group_id                    bigint not null,
     user_key                    text   not null,
     impression_days             date[],
-    impression_counts           integer[],
     click_days                  date[],
-    click_counts                integer[],
     dismissal_days              date[],
-    dismissal_counts            integer[],
     send_days                   date[],
-    send_counts                 integer[],
     control_impression_days     date[],
-    control_impression_counts   integer[],
     control_send_days           date[],
-    control_send_counts         integer[],
     first_impression_at         timestamptz,
     first_send_at               timestamptz,
     first_control_impression_at timestamptz,
@@ -109,32 +109,53 @@ alter table cardinal.report_user_state owner to cardinal_owner;
 
 comment on table cardinal.report_user_state is
     'Report state: what each user did in each report group, folded from the stored events (0015). The '
-    'reports read it (through report_user_facts) instead of the raw events. *_days are the sorted '
-    'report days (campaign''s report time zone) with at least one such event, *_counts the number of events '
-    'on each of those days, in the same order; NULL when there was none.';
+    'reports read it (through report_user_facts) instead of the raw events. *_days are the report days '
+    '(campaign''s report time zone) with at least one such event, unordered and possibly repeated; NULL '
+    'when there was none.';
 comment on column cardinal.report_user_state.group_id is 'The report group (report_groups.group_id).';
 comment on column cardinal.report_user_state.user_key is 'The user (events.user_key).';
 comment on column cardinal.report_user_state.impression_days is 'Report days with impressions (not control).';
-comment on column cardinal.report_user_state.impression_counts is 'Impressions on each of impression_days.';
 comment on column cardinal.report_user_state.click_days is 'Report days with clicks.';
-comment on column cardinal.report_user_state.click_counts is 'Clicks on each of click_days.';
 comment on column cardinal.report_user_state.dismissal_days is 'Report days with dismissals.';
-comment on column cardinal.report_user_state.dismissal_counts is 'Dismissals on each of dismissal_days.';
 comment on column cardinal.report_user_state.send_days is 'Report days with sends (not control).';
-comment on column cardinal.report_user_state.send_counts is 'Sends on each of send_days.';
 comment on column cardinal.report_user_state.control_impression_days is 'Report days with control impressions.';
-comment on column cardinal.report_user_state.control_impression_counts is
-    'Control impressions on each of control_impression_days.';
 comment on column cardinal.report_user_state.control_send_days is 'Report days with control sends.';
-comment on column cardinal.report_user_state.control_send_counts is 'Control sends on each of control_send_days.';
 comment on column cardinal.report_user_state.first_impression_at is 'Time of the first impression (not control).';
 comment on column cardinal.report_user_state.first_send_at is 'Time of the first send (not control).';
 comment on column cardinal.report_user_state.first_control_impression_at is 'Time of the first control impression.';
 comment on column cardinal.report_user_state.first_control_send_at is 'Time of the first control send.';
 comment on column cardinal.report_user_state.click_times is
-    'Times of every click, ascending: the anomaly report compares each with the user''s first impression.';
+    'Times of every click, unordered: the anomaly report compares each with the user''s first impression.';
 comment on column cardinal.report_user_state.dismissal_times is
-    'Times of every dismissal, ascending: the anomaly report compares each with the user''s first impression.';
+    'Times of every dismissal, unordered: the anomaly report compares each with the user''s first impression.';
+
+
+create table cardinal.report_daily_counts (
+    group_id            bigint not null,
+    day                 date   not null,
+    impressions         bigint not null,
+    clicks              bigint not null,
+    dismissals          bigint not null,
+    sends               bigint not null,
+    control_impressions bigint not null,
+    control_sends       bigint not null,
+
+    constraint report_daily_counts_pkey primary key (group_id, day)
+);
+
+alter table cardinal.report_daily_counts owner to cardinal_owner;
+
+comment on table cardinal.report_daily_counts is
+    'Report state: events per report group and report day, by kind, folded from the stored events (0015); '
+    'the totals of the unique-impressions report.';
+comment on column cardinal.report_daily_counts.group_id is 'The report group (report_groups.group_id).';
+comment on column cardinal.report_daily_counts.day is 'The report day (campaign''s report time zone).';
+comment on column cardinal.report_daily_counts.impressions is 'Impressions (not control).';
+comment on column cardinal.report_daily_counts.clicks is 'Clicks.';
+comment on column cardinal.report_daily_counts.dismissals is 'Dismissals.';
+comment on column cardinal.report_daily_counts.sends is 'Sends (not control).';
+comment on column cardinal.report_daily_counts.control_impressions is 'Control impressions.';
+comment on column cardinal.report_daily_counts.control_sends is 'Control sends.';
 
 
 create table cardinal.report_session_state (
@@ -160,7 +181,7 @@ comment on column cardinal.report_session_state.session_id is 'The SDK session (
 comment on column cardinal.report_session_state.day is 'The report day of the impressions.';
 comment on column cardinal.report_session_state.impressions is 'Impressions in the session on that day.';
 comment on column cardinal.report_session_state.message_ids is
-    'Distinct message ids of those impressions, sorted; NULL when none carried one.';
+    'Message ids of those impressions, unordered and possibly repeated; NULL when none carried one.';
 
 
 create table cardinal.report_conversion_state (
@@ -176,74 +197,13 @@ create table cardinal.report_conversion_state (
 alter table cardinal.report_conversion_state owner to cardinal_owner;
 
 comment on table cardinal.report_conversion_state is
-    'Report state of conversions: the sorted times of each user''s conversions of each name, folded from '
+    'Report state of conversions: the times of each user''s conversions of each name, folded from '
     'the stored events (0015). The control report looks converters up here.';
 comment on column cardinal.report_conversion_state.app_id is 'The app (apps.app_id).';
 comment on column cardinal.report_conversion_state.user_key is 'The user (events.user_key).';
 comment on column cardinal.report_conversion_state.conversion_name is 'Name of the conversion event.';
 comment on column cardinal.report_conversion_state.test is 'Whether these are test events.';
-comment on column cardinal.report_conversion_state.times is 'Event times of the conversions, ascending.';
-
-
--- Merging two day sets keeps the days sorted and adds the counts of a day present in both.
-create function cardinal.merge_day_counts(
-    days        date[],
-    counts      integer[],
-    more_days   date[],
-    more_counts integer[],
-    out merged_days   date[],
-    out merged_counts integer[]
-)
-    language sql
-    immutable
-    parallel safe
-    set search_path = pg_catalog, pg_temp
-as $function$
-    select array_agg(day order by day), array_agg(n order by day)
-    from (
-        select day, sum(n)::integer as n
-        from (
-            select * from unnest(days, counts)
-            union all
-            select * from unnest(more_days, more_counts)
-        ) as both_sets (day, n)
-        where day is not null
-        group by day
-    ) as merged;
-$function$;
-
-alter function cardinal.merge_day_counts(date[], integer[], date[], integer[]) owner to cardinal_owner;
-
-comment on function cardinal.merge_day_counts(date[], integer[], date[], integer[]) is
-    'Union of two (sorted days, counts per day) pairs of report_user_state: sorted days, counts added for a '
-    'day in both. NULLs when both are empty.';
-
-
-create function cardinal.merge_times(times timestamptz[], more_times timestamptz[])
-    returns timestamptz[]
-    language sql
-    immutable
-    parallel safe
-    set search_path = pg_catalog, pg_temp
-as $function$
-    select array_agg(t order by t) from unnest(times || more_times) as t;
-$function$;
-
-alter function cardinal.merge_times(timestamptz[], timestamptz[]) owner to cardinal_owner;
-
-comment on function cardinal.merge_times(timestamptz[], timestamptz[]) is
-    'Both arrays of times as one ascending array (report_conversion_state.times).';
-
-
-create aggregate cardinal.array_concat_agg(anycompatiblearray) (
-    sfunc = array_cat,
-    stype = anycompatiblearray
-);
-
-alter aggregate cardinal.array_concat_agg(anycompatiblearray) owner to cardinal_owner;
-
-comment on aggregate cardinal.array_concat_agg(anycompatiblearray) is
-    'The concatenation of arrays, in input order (the fold sorts times with merge_times).';
+comment on column cardinal.report_conversion_state.times is 'Event times of the conversions, unordered.';
 
 
 create table cardinal.report_fold_queue (
@@ -339,43 +299,28 @@ comment on trigger events_queue_for_report_state on cardinal.events is
 -- The facts of the queued events, in the shape of the state. The fold inserts these; the reports add them
 -- to the folded state. Local days use the report time zone in force now.
 create view cardinal.report_pending_user_facts as
-with per_day as (
-    select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform,
-           q.sdk_version, q.app_version, q.test, q.user_key, q.type, q.control,
-           (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day,
-           count(*)::integer as n,
-           min(q.time) as first_time,
-           -- Kept for clicks and dismissals only (see report_user_state.click_times).
-           array_agg(q.time) filter (where q.type in ('click', 'dismissal')) as times
-    from cardinal.report_fold_queue as q
-    join cardinal.apps as a on a.app_id = q.app_id
-    left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
-    where q.type <> 'conversion'
-    group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
-)
-select app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, platform, sdk_version, app_version,
-       test, user_key,
-       array_agg(day order by day) filter (where type = 'impression' and not control) as impression_days,
-       array_agg(n order by day) filter (where type = 'impression' and not control) as impression_counts,
-       array_agg(day order by day) filter (where type = 'click') as click_days,
-       array_agg(n order by day) filter (where type = 'click') as click_counts,
-       array_agg(day order by day) filter (where type = 'dismissal') as dismissal_days,
-       array_agg(n order by day) filter (where type = 'dismissal') as dismissal_counts,
-       array_agg(day order by day) filter (where type = 'send' and not control) as send_days,
-       array_agg(n order by day) filter (where type = 'send' and not control) as send_counts,
-       array_agg(day order by day) filter (where type = 'impression' and control) as control_impression_days,
-       array_agg(n order by day) filter (where type = 'impression' and control) as control_impression_counts,
-       array_agg(day order by day) filter (where type = 'send' and control) as control_send_days,
-       array_agg(n order by day) filter (where type = 'send' and control) as control_send_counts,
-       min(first_time) filter (where type = 'impression' and not control) as first_impression_at,
-       min(first_time) filter (where type = 'send' and not control) as first_send_at,
-       min(first_time) filter (where type = 'impression' and control) as first_control_impression_at,
-       min(first_time) filter (where type = 'send' and control) as first_control_send_at,
-       cardinal.merge_times(null, cardinal.array_concat_agg(times) filter (where type = 'click')) as click_times,
-       cardinal.merge_times(null, cardinal.array_concat_agg(times) filter (where type = 'dismissal')) as dismissal_times
-from per_day
-group by app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, platform, sdk_version, app_version,
-         test, user_key;
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform,
+       q.sdk_version, q.app_version, q.test, q.user_key,
+       array_agg(distinct local.day) filter (where q.type = 'impression' and not q.control) as impression_days,
+       array_agg(distinct local.day) filter (where q.type = 'click') as click_days,
+       array_agg(distinct local.day) filter (where q.type = 'dismissal') as dismissal_days,
+       array_agg(distinct local.day) filter (where q.type = 'send' and not q.control) as send_days,
+       array_agg(distinct local.day) filter (where q.type = 'impression' and q.control) as control_impression_days,
+       array_agg(distinct local.day) filter (where q.type = 'send' and q.control) as control_send_days,
+       min(q.time) filter (where q.type = 'impression' and not q.control) as first_impression_at,
+       min(q.time) filter (where q.type = 'send' and not q.control) as first_send_at,
+       min(q.time) filter (where q.type = 'impression' and q.control) as first_control_impression_at,
+       min(q.time) filter (where q.type = 'send' and q.control) as first_control_send_at,
+       array_agg(q.time) filter (where q.type = 'click') as click_times,
+       array_agg(q.time) filter (where q.type = 'dismissal') as dismissal_times
+from cardinal.report_fold_queue as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type <> 'conversion'
+group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11;
 
 alter view cardinal.report_pending_user_facts owner to cardinal_owner;
 
@@ -384,15 +329,41 @@ comment on view cardinal.report_pending_user_facts is
     'group_id: what the next fold adds.';
 
 
-create view cardinal.report_pending_session_facts as
-select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
-       q.app_version, q.test, q.user_key, q.session_id,
-       (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day,
-       count(*)::integer as impressions,
-       array_agg(distinct q.message_id order by q.message_id) filter (where q.message_id is not null) as message_ids
+create view cardinal.report_pending_daily_counts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform,
+       q.sdk_version, q.app_version, q.test, local.day,
+       count(*) filter (where q.type = 'impression' and not q.control) as impressions,
+       count(*) filter (where q.type = 'click') as clicks,
+       count(*) filter (where q.type = 'dismissal') as dismissals,
+       count(*) filter (where q.type = 'send' and not q.control) as sends,
+       count(*) filter (where q.type = 'impression' and q.control) as control_impressions,
+       count(*) filter (where q.type = 'send' and q.control) as control_sends
 from cardinal.report_fold_queue as q
 join cardinal.apps as a on a.app_id = q.app_id
 left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type <> 'conversion'
+group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11;
+
+alter view cardinal.report_pending_daily_counts owner to cardinal_owner;
+
+comment on view cardinal.report_pending_daily_counts is
+    'The queued events as report_daily_counts rows, with the group''s columns instead of group_id.';
+
+
+create view cardinal.report_pending_session_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
+       q.app_version, q.test, q.user_key, q.session_id, local.day,
+       count(*)::integer as impressions,
+       array_agg(distinct q.message_id) filter (where q.message_id is not null) as message_ids
+from cardinal.report_fold_queue as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
 where q.type = 'impression' and q.session_id is not null
 group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13;
 
@@ -403,7 +374,7 @@ comment on view cardinal.report_pending_session_facts is
 
 
 create view cardinal.report_pending_conversion_facts as
-select app_id, user_key, conversion_name, test, array_agg(time order by time) as times
+select app_id, user_key, conversion_name, test, array_agg(time) as times
 from cardinal.report_fold_queue
 where type = 'conversion'
 group by app_id, user_key, conversion_name, test;
@@ -418,10 +389,9 @@ comment on view cardinal.report_pending_conversion_facts is
 create view cardinal.report_user_facts as
 select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
        g.sdk_version, g.app_version, g.test, u.user_key,
-       u.impression_days, u.impression_counts, u.click_days, u.click_counts, u.dismissal_days,
-       u.dismissal_counts, u.send_days, u.send_counts, u.control_impression_days, u.control_impression_counts,
-       u.control_send_days, u.control_send_counts, u.first_impression_at, u.first_send_at,
-       u.first_control_impression_at, u.first_control_send_at, u.click_times, u.dismissal_times
+       u.impression_days, u.click_days, u.dismissal_days, u.send_days, u.control_impression_days,
+       u.control_send_days, u.first_impression_at, u.first_send_at, u.first_control_impression_at,
+       u.first_control_send_at, u.click_times, u.dismissal_times
 from cardinal.report_user_state as u
 join cardinal.report_groups as g on g.group_id = u.group_id
 union all
@@ -432,6 +402,21 @@ alter view cardinal.report_user_facts owner to cardinal_owner;
 comment on view cardinal.report_user_facts is
     'Per user and report group, what the user did: the folded report_user_state and the not yet folded '
     'queue (report_pending_user_facts). A user can have a row on each side; the reports aggregate over both.';
+
+
+create view cardinal.report_daily_count_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, c.day, c.impressions, c.clicks, c.dismissals, c.sends,
+       c.control_impressions, c.control_sends
+from cardinal.report_daily_counts as c
+join cardinal.report_groups as g on g.group_id = c.group_id
+union all
+select * from cardinal.report_pending_daily_counts;
+
+alter view cardinal.report_daily_count_facts owner to cardinal_owner;
+
+comment on view cardinal.report_daily_count_facts is
+    'Events per report group and day by kind: report_daily_counts and the queue; sum over both.';
 
 
 create view cardinal.report_session_facts as
@@ -459,6 +444,45 @@ comment on view cardinal.report_conversion_facts is
     'Conversion times per user and name: report_conversion_state and the queue.';
 
 
+-- Each column of the views above means what the column of the same name means in the state table the view
+-- mirrors (or in report_groups, for the group's columns): their comments are copied from there.
+do $comments$
+declare
+    target record;
+begin
+    for target in
+        select v.view_name, a.attname as column_name, source.description
+        from (
+            values ('report_pending_user_facts', 'cardinal.report_user_state'::regclass),
+                   ('report_user_facts', 'cardinal.report_user_state'),
+                   ('report_pending_daily_counts', 'cardinal.report_daily_counts'),
+                   ('report_daily_count_facts', 'cardinal.report_daily_counts'),
+                   ('report_pending_session_facts', 'cardinal.report_session_state'),
+                   ('report_session_facts', 'cardinal.report_session_state'),
+                   ('report_pending_conversion_facts', 'cardinal.report_conversion_state'),
+                   ('report_conversion_facts', 'cardinal.report_conversion_state')
+        ) as v (view_name, state_table)
+        join pg_catalog.pg_attribute as a
+            on a.attrelid = format('cardinal.%I', v.view_name)::regclass and a.attnum > 0
+        cross join lateral (
+            select pg_catalog.col_description(t.relation, t.attnum) as description
+            from (
+                select c.attrelid as relation, c.attnum, c.attrelid = v.state_table as preferred
+                from pg_catalog.pg_attribute as c
+                where c.attrelid in (v.state_table, 'cardinal.report_groups'::regclass)
+                  and c.attname = a.attname
+            ) as t
+            order by t.preferred desc
+            limit 1
+        ) as source
+    loop
+        execute format('comment on column cardinal.%I.%I is %L', target.view_name, target.column_name,
+                       target.description);
+    end loop;
+end
+$comments$;
+
+
 -- The advisory lock key that runs the fold and re-queueing one at a time.
 create function cardinal.report_state_lock_key()
     returns bigint
@@ -484,6 +508,11 @@ create function cardinal.fold_report_state()
     language plpgsql
     security definer
     set search_path = pg_catalog, pg_temp
+    -- The queue is never analyzed in time (it lives for a second), so the planner guesses its size; with
+    -- the ten-column group key it guessed one row and chose a merge join that rescanned the groups 3 M
+    -- times for 55 k facts. Hash joins are right at every size here.
+    set enable_mergejoin = off
+    set enable_nestloop = off
 as $function$
 declare
     folded bigint;
@@ -510,81 +539,98 @@ begin
     order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     on conflict do nothing;
 
+    -- A day set takes the new days only when it lacks one of them; see the design notes.
     insert into cardinal.report_user_state as u
     select g.group_id, f.user_key,
-           f.impression_days, f.impression_counts, f.click_days, f.click_counts, f.dismissal_days,
-           f.dismissal_counts, f.send_days, f.send_counts, f.control_impression_days, f.control_impression_counts,
-           f.control_send_days, f.control_send_counts, f.first_impression_at, f.first_send_at,
-           f.first_control_impression_at, f.first_control_send_at, f.click_times, f.dismissal_times
+           f.impression_days, f.click_days, f.dismissal_days, f.send_days, f.control_impression_days,
+           f.control_send_days, f.first_impression_at, f.first_send_at, f.first_control_impression_at,
+           f.first_control_send_at, f.click_times, f.dismissal_times
     from cardinal.report_pending_user_facts as f
     -- '' stands for NULL: no key column can hold an empty string (0005's CHECKs), and equality on it
     -- can be hashed where IS NOT DISTINCT FROM cannot.
     join cardinal.report_groups as g
         on g.app_id = f.app_id
-       and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-       and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-       and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-       and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-       and g.channel = f.channel
-       and coalesce(g.platform, '') = coalesce(f.platform, '')
-       and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-       and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-       and g.test = f.test
+               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
+               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
+               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
+               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
+               and g.channel = f.channel
+               and coalesce(g.platform, '') = coalesce(f.platform, '')
+               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
+               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
+               and g.test = f.test
     order by g.group_id, f.user_key
     on conflict (group_id, user_key) do update set
-        (impression_days, impression_counts) = (
-            select * from cardinal.merge_day_counts(u.impression_days, u.impression_counts,
-                                                    excluded.impression_days, excluded.impression_counts)),
-        (click_days, click_counts) = (
-            select * from cardinal.merge_day_counts(u.click_days, u.click_counts,
-                                                    excluded.click_days, excluded.click_counts)),
-        (dismissal_days, dismissal_counts) = (
-            select * from cardinal.merge_day_counts(u.dismissal_days, u.dismissal_counts,
-                                                    excluded.dismissal_days, excluded.dismissal_counts)),
-        (send_days, send_counts) = (
-            select * from cardinal.merge_day_counts(u.send_days, u.send_counts,
-                                                    excluded.send_days, excluded.send_counts)),
-        (control_impression_days, control_impression_counts) = (
-            select * from cardinal.merge_day_counts(u.control_impression_days, u.control_impression_counts,
-                                                    excluded.control_impression_days,
-                                                    excluded.control_impression_counts)),
-        (control_send_days, control_send_counts) = (
-            select * from cardinal.merge_day_counts(u.control_send_days, u.control_send_counts,
-                                                    excluded.control_send_days, excluded.control_send_counts)),
+        impression_days = case when excluded.impression_days <@ u.impression_days then u.impression_days
+                               else u.impression_days || excluded.impression_days end,
+        click_days = case when excluded.click_days <@ u.click_days then u.click_days
+                          else u.click_days || excluded.click_days end,
+        dismissal_days = case when excluded.dismissal_days <@ u.dismissal_days then u.dismissal_days
+                              else u.dismissal_days || excluded.dismissal_days end,
+        send_days = case when excluded.send_days <@ u.send_days then u.send_days
+                         else u.send_days || excluded.send_days end,
+        control_impression_days = case when excluded.control_impression_days <@ u.control_impression_days
+                                       then u.control_impression_days
+                                       else u.control_impression_days || excluded.control_impression_days end,
+        control_send_days = case when excluded.control_send_days <@ u.control_send_days then u.control_send_days
+                                 else u.control_send_days || excluded.control_send_days end,
         first_impression_at = least(u.first_impression_at, excluded.first_impression_at),
         first_send_at = least(u.first_send_at, excluded.first_send_at),
         first_control_impression_at = least(u.first_control_impression_at, excluded.first_control_impression_at),
         first_control_send_at = least(u.first_control_send_at, excluded.first_control_send_at),
-        click_times = cardinal.merge_times(u.click_times, excluded.click_times),
-        dismissal_times = cardinal.merge_times(u.dismissal_times, excluded.dismissal_times);
+        click_times = u.click_times || excluded.click_times,
+        dismissal_times = u.dismissal_times || excluded.dismissal_times;
+
+    insert into cardinal.report_daily_counts as c
+    select g.group_id, f.day, f.impressions, f.clicks, f.dismissals, f.sends, f.control_impressions,
+           f.control_sends
+    from cardinal.report_pending_daily_counts as f
+    join cardinal.report_groups as g
+        on g.app_id = f.app_id
+               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
+               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
+               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
+               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
+               and g.channel = f.channel
+               and coalesce(g.platform, '') = coalesce(f.platform, '')
+               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
+               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
+               and g.test = f.test
+    order by g.group_id, f.day
+    on conflict (group_id, day) do update set
+        impressions = c.impressions + excluded.impressions,
+        clicks = c.clicks + excluded.clicks,
+        dismissals = c.dismissals + excluded.dismissals,
+        sends = c.sends + excluded.sends,
+        control_impressions = c.control_impressions + excluded.control_impressions,
+        control_sends = c.control_sends + excluded.control_sends;
 
     insert into cardinal.report_session_state as v
     select g.group_id, f.user_key, f.session_id, f.day, f.impressions, f.message_ids
     from cardinal.report_pending_session_facts as f
     join cardinal.report_groups as g
         on g.app_id = f.app_id
-       and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-       and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-       and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-       and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-       and g.channel = f.channel
-       and coalesce(g.platform, '') = coalesce(f.platform, '')
-       and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-       and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-       and g.test = f.test
+               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
+               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
+               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
+               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
+               and g.channel = f.channel
+               and coalesce(g.platform, '') = coalesce(f.platform, '')
+               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
+               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
+               and g.test = f.test
     order by 1, 2, 3, 4
     on conflict (group_id, user_key, session_id, day) do update set
         impressions = v.impressions + excluded.impressions,
-        message_ids = (
-            select array_agg(distinct m order by m) from unnest(v.message_ids || excluded.message_ids) as m
-        );
+        message_ids = case when excluded.message_ids <@ v.message_ids then v.message_ids
+                           else v.message_ids || excluded.message_ids end;
 
     insert into cardinal.report_conversion_state as c
     select app_id, user_key, conversion_name, test, times
     from cardinal.report_pending_conversion_facts
     order by 1, 2, 3, 4
     on conflict (app_id, user_key, conversion_name, test) do update set
-        times = cardinal.merge_times(c.times, excluded.times);
+        times = c.times || excluded.times;
 
     delete from cardinal.report_fold_queue;
     get diagnostics folded = row_count;
@@ -626,6 +672,11 @@ begin
     delete from cardinal.report_session_state as v
     using cardinal.report_groups as g
     where g.group_id = v.group_id
+      and g.app_id = target_app
+      and (campaign is null or g.campaign_id = campaign);
+    delete from cardinal.report_daily_counts as c
+    using cardinal.report_groups as g
+    where g.group_id = c.group_id
       and g.app_id = target_app
       and (campaign is null or g.campaign_id = campaign);
     if campaign is null then
@@ -716,21 +767,18 @@ comment on trigger campaign_settings_requeue_on_time_zone_change on cardinal.cam
 grant select on
     cardinal.report_groups,
     cardinal.report_user_state,
+    cardinal.report_daily_counts,
     cardinal.report_session_state,
     cardinal.report_conversion_state,
     cardinal.report_fold_queue,
     cardinal.report_pending_user_facts,
+    cardinal.report_pending_daily_counts,
     cardinal.report_pending_session_facts,
     cardinal.report_pending_conversion_facts,
     cardinal.report_user_facts,
+    cardinal.report_daily_count_facts,
     cardinal.report_session_facts,
     cardinal.report_conversion_facts
-    to cardinal_reader;
-
-grant execute on function
-    cardinal.merge_day_counts(date[], integer[], date[], integer[]),
-    cardinal.merge_times(timestamptz[], timestamptz[]),
-    cardinal.array_concat_agg(anycompatiblearray)
     to cardinal_reader;
 
 grant execute on function cardinal.fold_report_state() to cardinal_ingest;

@@ -1,8 +1,8 @@
 -- 0017_anomalies_from_state.sql — the anomalies report reads the report state (0015), like 0016's reports.
 --
--- cardinal.anomalies keeps its name, arguments, result columns and kinds; the raw-event function of 0011
--- stays as anomalies_reference, which the property tests compare it with. One definition changes, in both:
--- click_without_impression and dismissal_without_impression look for the user's first impression over the
+-- cardinal.anomalies keeps its name, arguments, result columns and kinds; the raw-event function (0011, as
+-- rewritten by 0014) stays as anomalies_reference, which the property tests compare it with. One
+-- definition changes, in both: click_without_impression and dismissal_without_impression look for the user's first impression over the
 -- campaign's whole history (within retention), no longer over the 30 days before the range only. A real
 -- impression 40 days before a click is an impression; the bound was there to keep the raw scan short, and
 -- the state keeps each user's first impression whatever its age.
@@ -13,6 +13,19 @@
 -- rejected events of control interactions are still read from rejected_events (they are never folded).
 
 drop function cardinal.anomalies(text, date, date, boolean, text);
+
+
+create aggregate cardinal.array_concat_agg(anycompatiblearray) (
+    sfunc = array_cat,
+    stype = anycompatiblearray
+);
+
+alter aggregate cardinal.array_concat_agg(anycompatiblearray) owner to cardinal_owner;
+
+comment on aggregate cardinal.array_concat_agg(anycompatiblearray) is
+    'The concatenation of arrays, in input order (the message ids of a session''s days).';
+
+grant execute on function cardinal.array_concat_agg(anycompatiblearray) to cardinal_reader;
 
 create function cardinal.anomalies_reference(
     app          text,
@@ -42,8 +55,8 @@ as $function$
         where cardinal.check_report_range(anomalies_reference.from_date, anomalies_reference.to_date)
           and (anomalies_reference.app is null or a.name = anomalies_reference.app)
     ),
-    -- Every message event of the range, read once (a CTE referenced several times is materialized).
-    in_range as (
+    -- Every message event of the range, read once.
+    in_range as materialized (
         select t.app_name, e.app_id, e.campaign_id, e.channel, e.platform, e.sdk_version, e.app_version,
                e.type, e.control, e.user_key, e.session_id, e.message_id, e.variant_id, e.time
         from target as t
@@ -59,35 +72,52 @@ as $function$
               between anomalies_reference.from_date and anomalies_reference.to_date
     ),
 
-    -- Per user of each campaign that had clicks or dismissals: the first impression and whether the user
-    -- is in the control arm, over the campaign's history up to the end of the range (an impression logged
-    -- before from_date still counts; 0017 dropped 0011's 30-day look-back bound, which only served speed). One index-only scan of events_campaign_idx per campaign, or a scan of the
-    -- partitions when most campaigns are involved.
-    interacting_campaigns as (
+    -- The campaigns with clicks or dismissals in the range: a few rows, materialized so that the look-back
+    -- below is one index scan of events_campaign_idx per campaign (or one scan of the partitions) whichever
+    -- side of the join the planner puts them on.
+    interacting_campaigns as materialized (
         select distinct app_id, campaign_id from in_range where type in ('click', 'dismissal')
     ),
-    campaign_users as (
-        select e.app_id, e.campaign_id, e.user_key,
-               min(e.time) filter (where e.type = 'impression' and not e.control) as first_impression,
-               bool_or(e.control) as has_control_exposure
-        from interacting_campaigns as c
-        join cardinal.events as e on e.app_id = c.app_id and e.campaign_id = c.campaign_id
-        where e.campaign_id is not null
-          -- Repeated here, not only through the join: the planner then bounds the index scan to the one
-          -- campaign instead of reading every campaign's impressions of the look-back (5.6 s → 3.5 s on 10 M).
-          and (anomalies_reference.campaign is null or e.campaign_id = anomalies_reference.campaign)
-          and e.type in ('impression', 'send')
-          and e.time < (anomalies_reference.to_date + 2)::timestamp at time zone 'UTC'
-        group by e.app_id, e.campaign_id, e.user_key
-    ),
-    interactions as (
-        select r.*,
-               coalesce(u.has_control_exposure and u.first_impression is null, false) as control_user,
-               u.first_impression is null or u.first_impression > r.time as without_impression
-        from in_range as r
-        left join campaign_users as u
-            on u.app_id = r.app_id and u.campaign_id = r.campaign_id and u.user_key = r.user_key
-        where r.type in ('click', 'dismissal')
+    -- Each click and dismissal of the range next to its user's first impression and control exposure of
+    -- the campaign over its history up to the end of the range (an impression logged before from_date
+    -- still counts; 0017 dropped 0014's 30-day bound, which only kept the raw scan short). The look-back is
+    -- aggregated per user and appended to the clicks and dismissals, and a window over each user's rows
+    -- hands its figures to them: the clicks never meet the look-back in a join, so no plan can rerun the
+    -- look-back once per click.
+    interactions as materialized (
+        select app_name, app_id, campaign_id, channel, platform, sdk_version, app_version, type, control,
+               user_key, session_id, message_id, variant_id, time,
+               coalesce(has_control_exposure and first_impression is null, false) as control_user,
+               first_impression is null or first_impression > time as without_impression
+        from (
+            select u.*,
+                   min(u.user_first_impression) over per_user as first_impression,
+                   bool_or(u.user_has_control_exposure) over per_user as has_control_exposure
+            from (
+                select false as look_back, r.app_name, r.app_id, r.campaign_id, r.channel, r.platform,
+                       r.sdk_version, r.app_version, r.type, r.control, r.user_key, r.session_id, r.message_id,
+                       r.variant_id, r.time,
+                       null::timestamptz as user_first_impression, null::boolean as user_has_control_exposure
+                from in_range as r
+                where r.type in ('click', 'dismissal')
+                union all
+                select true, null, e.app_id, e.campaign_id, null, null, null, null, null, null, e.user_key,
+                       null, null, null, null,
+                       min(e.time) filter (where e.type = 'impression' and not e.control),
+                       bool_or(e.control)
+                from interacting_campaigns as c
+                join cardinal.events as e on e.app_id = c.app_id and e.campaign_id = c.campaign_id
+                where e.campaign_id is not null
+                  -- Repeated here, not only through the join: the planner then bounds the index scan to the
+                  -- one campaign instead of reading every campaign's impressions of the look-back.
+                  and (anomalies_reference.campaign is null or e.campaign_id = anomalies_reference.campaign)
+                  and e.type in ('impression', 'send')
+                  and e.time < (anomalies_reference.to_date + 2)::timestamp at time zone 'UTC'
+                group by e.app_id, e.campaign_id, e.user_key
+            ) as u
+            window per_user as (partition by u.app_id, u.campaign_id, u.user_key)
+        ) as with_look_back
+        where not look_back
     ),
 
     dismissals_exceed_impressions as (
@@ -124,7 +154,8 @@ as $function$
         from in_range
         group by app_id, campaign_id
     ),
-    control_campaigns as (
+    -- Materialized, as impression_groups: the join below then meets two small sets computed once.
+    control_campaigns as materialized (
         select c.*, share.control_share,
                case when share.control_share < 1
                     then share.control_share / (1 - share.control_share) end as control_per_variant_user
@@ -141,7 +172,7 @@ as $function$
         ) as share
         where c.control_send_users > 0 or coalesce(s.expected_split ? 'control', false)
     ),
-    impression_groups as (
+    impression_groups as materialized (
         select app_id, app_name, campaign_id, channel, platform, sdk_version, app_version,
                count(distinct user_key) filter (where not control) as variant_users,
                count(distinct user_key) filter (where control) as control_users
@@ -213,26 +244,25 @@ as $function$
         group by app_name, campaign_id, channel, platform, sdk_version, app_version
     ),
 
-    exposures as (
-        select app_id, app_name, campaign_id, channel, platform, sdk_version, app_version, user_key,
-               case when control then 'control' else 'variant:' || coalesce(variant_id, '') end as arm
-        from in_range
-        where type = 'impression' or (type = 'send' and channel = 'push')
-    ),
-    several_arms as (
-        select app_id, campaign_id, user_key
-        from exposures
-        group by app_id, campaign_id, user_key
-        having count(distinct arm) > 1
-    ),
+    -- A user is in several arms when the smallest and the largest arm of the user's exposures to the
+    -- campaign differ: a window over one sorted pass, instead of joining the exposures to their own
+    -- aggregate.
     users_in_several_arms as (
-        select x.app_name, x.campaign_id, x.channel, x.platform, x.sdk_version, x.app_version,
-               count(distinct x.user_key) filter (where s.user_key is not null) as users,
-               count(distinct x.user_key) as exposed_users
-        from exposures as x
-        left join several_arms as s
-            on s.app_id = x.app_id and s.campaign_id = x.campaign_id and s.user_key = x.user_key
-        group by x.app_name, x.campaign_id, x.channel, x.platform, x.sdk_version, x.app_version
+        select app_name, campaign_id, channel, platform, sdk_version, app_version,
+               count(distinct user_key) filter (where in_several_arms) as users,
+               count(distinct user_key) as exposed_users
+        from (
+            select app_name, campaign_id, channel, platform, sdk_version, app_version, user_key,
+                   min(arm) over per_user <> max(arm) over per_user as in_several_arms
+            from (
+                select app_id, app_name, campaign_id, channel, platform, sdk_version, app_version, user_key,
+                       case when control then 'control' else 'variant:' || coalesce(variant_id, '') end as arm
+                from in_range
+                where type = 'impression' or (type = 'send' and channel = 'push')
+            ) as exposures
+            window per_user as (partition by app_id, campaign_id, user_key)
+        ) as exposed
+        group by app_name, campaign_id, channel, platform, sdk_version, app_version
     ),
 
     findings as (
@@ -365,8 +395,10 @@ as $function$
         where cardinal.check_report_range(anomalies.from_date, anomalies.to_date)
           and (anomalies.app is null or a.name = anomalies.app)
     ),
-    -- Per user and report group of each campaign: what happened in the range, and the whole history's
-    -- first exposures and interaction times. Test events included; in_range below leaves them out.
+    -- Per user and report group of each campaign: what happened in the range, the interaction times, and
+    -- the user's first impression of the campaign before the end of the broad range and whether the user
+    -- had a control exposure by then (0011's campaign_users, over the whole history and test events
+    -- included), handed to each of the user's rows by a window rather than a join (see 0014).
     facts as (
         select t.app_id, t.app_name, f.campaign_id, f.channel, f.platform, f.sdk_version, f.app_version,
                f.variant_id, f.test, f.user_key,
@@ -376,45 +408,36 @@ as $function$
                coalesce(f.send_days && t.days, false) as send_in_range,
                coalesce(f.control_impression_days && t.days, false) as control_impression_in_range,
                coalesce(f.control_send_days && t.days, false) as control_send_in_range,
-               f.first_impression_at,
-               least(f.first_control_impression_at, f.first_control_send_at) as first_control_exposure_at,
-               f.click_times, f.dismissal_times
+               f.click_times, f.dismissal_times,
+               min(f.first_impression_at) filter (
+                   where f.first_impression_at < (anomalies.to_date + 2)::timestamp at time zone 'UTC'
+               ) over per_user as first_impression,
+               coalesce(bool_or(least(f.first_control_impression_at, f.first_control_send_at)
+                                < (anomalies.to_date + 2)::timestamp at time zone 'UTC') over per_user, false)
+                   as has_control_exposure
         from target as t
         join cardinal.report_user_facts as f on f.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = f.app_id and s.campaign_id = f.campaign_id
         where f.campaign_id is not null
           and (anomalies.campaign is null or f.campaign_id = anomalies.campaign)
+        window per_user as (partition by f.app_id, f.campaign_id, f.user_key)
     ),
     in_range as (
         select * from facts where anomalies.include_test or not test
     ),
 
-    -- Per user of each campaign: the first impression before the end of the broad range, and whether the
-    -- user had a control exposure by then (0011's campaign_users, over the whole history).
-    campaign_users as (
-        select app_id, campaign_id, user_key,
-               min(first_impression_at) filter (
-                   where first_impression_at < (anomalies.to_date + 2)::timestamp at time zone 'UTC'
-               ) as first_impression,
-               bool_or(first_control_exposure_at < (anomalies.to_date + 2)::timestamp at time zone 'UTC')
-                   as has_control_exposure
-        from facts
-        group by app_id, campaign_id, user_key
-    ),
     -- Every click and dismissal of the range.
     interactions as (
         select r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version, r.app_version, r.user_key,
                x.type,
-               coalesce(u.has_control_exposure and u.first_impression is null, false) as control_user,
-               u.first_impression is null or u.first_impression > x.time as without_impression
+               r.has_control_exposure and r.first_impression is null as control_user,
+               r.first_impression is null or r.first_impression > x.time as without_impression
         from in_range as r
         cross join lateral (
             select 'click' as type, t as time from unnest(r.click_times) as t
             union all
             select 'dismissal', t from unnest(r.dismissal_times) as t
         ) as x
-        join campaign_users as u
-            on u.app_id = r.app_id and u.campaign_id = r.campaign_id and u.user_key = r.user_key
         where (x.time at time zone r.time_zone)::date between anomalies.from_date and anomalies.to_date
     ),
 
@@ -551,32 +574,30 @@ as $function$
         group by app_name, campaign_id, channel, platform, sdk_version, app_version
     ),
 
-    exposures as (
-        select r.app_id, r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version, r.app_version, r.user_key,
-               x.arm
-        from in_range as r
-        cross join lateral (
-            values (case when r.impression_in_range or (r.channel = 'push' and r.send_in_range)
-                         then 'variant:' || coalesce(r.variant_id, '') end),
-                   (case when r.control_impression_in_range or (r.channel = 'push' and r.control_send_in_range)
-                         then 'control' end)
-        ) as x (arm)
-        where x.arm is not null
-    ),
-    several_arms as (
-        select app_id, campaign_id, user_key
-        from exposures
-        group by app_id, campaign_id, user_key
-        having count(distinct arm) > 1
-    ),
+    -- A user is in several arms when the smallest and the largest arm of the user's exposures in the range
+    -- differ: a window over one sorted pass (0014's shape).
     users_in_several_arms as (
-        select x.app_name, x.campaign_id, x.channel, x.platform, x.sdk_version, x.app_version,
-               count(distinct x.user_key) filter (where s.user_key is not null) as users,
-               count(distinct x.user_key) as exposed_users
-        from exposures as x
-        left join several_arms as s
-            on s.app_id = x.app_id and s.campaign_id = x.campaign_id and s.user_key = x.user_key
-        group by x.app_name, x.campaign_id, x.channel, x.platform, x.sdk_version, x.app_version
+        select app_name, campaign_id, channel, platform, sdk_version, app_version,
+               count(distinct user_key) filter (where in_several_arms) as users,
+               count(distinct user_key) as exposed_users
+        from (
+            select e.app_name, e.campaign_id, e.channel, e.platform, e.sdk_version, e.app_version, e.user_key,
+                   min(e.arm) over per_user <> max(e.arm) over per_user as in_several_arms
+            from (
+                select r.app_id, r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version, r.app_version,
+                       r.user_key, x.arm
+                from in_range as r
+                cross join lateral (
+                    values (case when r.impression_in_range or (r.channel = 'push' and r.send_in_range)
+                                 then 'variant:' || coalesce(r.variant_id, '') end),
+                           (case when r.control_impression_in_range or (r.channel = 'push' and r.control_send_in_range)
+                                 then 'control' end)
+                ) as x (arm)
+                where x.arm is not null
+            ) as e
+            window per_user as (partition by e.app_id, e.campaign_id, e.user_key)
+        ) as exposed
+        group by app_name, campaign_id, channel, platform, sdk_version, app_version
     ),
 
     findings as (

@@ -34,6 +34,17 @@ public struct IngestConfiguration: Sendable {
     /// How often stored events are folded into the report state; `nil` leaves folding to another daemon or to
     /// `cardinal state fold`.
     public var foldInterval: Duration? = .seconds(1)
+    /// Folder of the disk spool that takes batches while the database is unavailable (created when missing,
+    /// locked against a second daemon).
+    public var spoolDirectory = "/var/lib/cardinald/spool"
+    /// Bytes the spool may hold; beyond, requests get 503 as without a spool. 0 turns the spool off.
+    public var spoolMaxBytes = 1 << 30
+    /// Size at which a spool segment is sealed and a new one started.
+    public var spoolSegmentBytes = 16 << 20
+    /// How long a batch may wait for its commit before it is spooled instead; `nil`: half of `requestTimeout`.
+    public var spoolCommitTimeout: Duration?
+    /// Events (and rejections) per replay transaction, about.
+    public var spoolReplayChunkEvents = 5000
 
     /// Defaults for everything but the database.
     public init(databaseURL: String) {

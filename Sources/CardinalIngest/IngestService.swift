@@ -11,21 +11,36 @@ public final class IngestService: Sendable {
     private let pool: PostgresPool
     private let folder: ReportStateFolder?
     private let retention: RetentionSetting
+    private let replayer: SpoolReplayer?
     private let logger: Logger
 
     /// How often the retention of `cardinal.settings` is re-read (unless fixed by `--retention-days`).
     static let settingsRefreshInterval: Duration = .seconds(60)
 
     /// Starts listening and writing.
-    /// - Throws: when the address cannot be bound.
+    /// - Throws: when the address cannot be bound, or the spool directory cannot be created or is locked.
     public init(configuration: IngestConfiguration, logger: Logger) throws {
         let metrics = IngestMetrics()
         let health = DatabaseHealth(metrics: metrics)
         let pool = PostgresPool(connectionString: configuration.databaseURL, maxConnections: 2,
                                 acquireTimeout: .seconds(2))
-        let sinks: [any BatchSink & Sendable] = (0..<max(1, configuration.writers)).map { _ in
+        let databaseSink = {
             DatabaseBatchSink(connectionString: configuration.databaseURL, reconnectInterval: .milliseconds(500),
                               health: health, metrics: metrics, logger: logger)
+        }
+        let spool = try Self.openSpool(configuration: configuration, metrics: metrics, logger: logger)
+        let sinks: [any BatchSink & Sendable] = (0..<max(1, configuration.writers)).map { index in
+            if let spool {
+                SpoolingBatchSink(database: databaseSink(), commitTimeout: configuration.spoolCommitTimeout
+                                      ?? configuration.requestTimeout / 2,
+                                  spool: spool, metrics: metrics, logger: logger, name: "cardinal-commit-\(index)")
+            } else {
+                databaseSink()
+            }
+        }
+        let replayer = spool.map { spool in
+            SpoolReplayer(spool: spool, sink: databaseSink(), chunkEvents: configuration.spoolReplayChunkEvents,
+                          retryInterval: .seconds(1), metrics: metrics, logger: logger)
         }
         let batcher = Batcher(
             limits: .init(maxBatchEvents: configuration.maxBatchEvents, maxDelay: configuration.batchDelay,
@@ -38,10 +53,11 @@ public final class IngestService: Sendable {
                 keys: IngestKeyCache(pool: pool, timeToLive: configuration.keyCacheTTL),
                 retention: retention,
                 batcher: batcher, metrics: metrics, logger: logger,
-                maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout
+                maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout,
+                spoolEnabled: spool != nil
             ),
             headCheck: RequestHeadCheck(maxBodyBytes: configuration.maxBodyBytes),
-            pool: pool, metrics: metrics, logger: logger
+            pool: pool, spool: spool, metrics: metrics, logger: logger
         )
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.host = configuration.host
@@ -70,10 +86,27 @@ public final class IngestService: Sendable {
             ReportStateFolder(connectionString: configuration.databaseURL, interval: interval, metrics: metrics,
                               logger: logger)
         }
+        self.replayer = replayer
         self.logger = logger
+        replayer?.start()
         logger.log(.info, "cardinald listening", [
             "http.address": "\(configuration.host):\(server.port)", "ingest.writers": String(sinks.count),
         ])
+    }
+
+    /// The spool, or `nil` when `spoolMaxBytes` is 0.
+    private static func openSpool(configuration: IngestConfiguration, metrics: IngestMetrics, logger: Logger) throws -> SpoolWriter? {
+        guard configuration.spoolMaxBytes > 0 else {
+            return nil
+        }
+        let spool = try SpoolWriter(
+            storage: PosixSpoolStorage(directory: configuration.spoolDirectory), maxBytes: configuration.spoolMaxBytes,
+            segmentBytes: configuration.spoolSegmentBytes, metrics: metrics, logger: logger
+        )
+        logger.log(.info, "spool ready", [
+            "spool.dir": configuration.spoolDirectory, "spool.max_bytes": String(configuration.spoolMaxBytes),
+        ])
+        return spool
     }
 
     /// The retention the daemon validates against: configured, else the database's (re-read every
@@ -104,6 +137,7 @@ public final class IngestService: Sendable {
         router.waitUntilIdle(timeout: .seconds(30))
         batcher.shutDown()
         retention.stopRefreshing()
+        replayer?.stop()
         // Answers handed to the server are still being written; stopping now would cut them off.
         server.waitForOpenRequests(timeout: .seconds(5))
         server.stop()

@@ -46,6 +46,20 @@ enum DaemonCommand {
             OptionSpec("fold-interval",
                        help: "How often stored events are folded into the report state; 0s turns folding off (another daemon or 'cardinal state fold' does it).",
                        valueName: "duration", default: "1s", environment: "CARDINAL_FOLD_INTERVAL"),
+            OptionSpec("spool-dir",
+                       help: "Folder of the disk spool that takes accepted events while the database is unavailable; created when missing, locked so that one daemon uses it.",
+                       valueName: "path", default: "/var/lib/cardinald/spool", environment: "CARDINAL_SPOOL_DIR"),
+            OptionSpec("spool-max-bytes",
+                       help: "Bytes the spool may hold; beyond, requests get 503 + Retry-After. 0 turns the spool off (503 during outages).",
+                       valueName: "bytes", default: "1073741824", environment: "CARDINAL_SPOOL_MAX_BYTES"),
+            OptionSpec("spool-commit-timeout",
+                       help: "How long a batch may wait for its database commit before it is spooled instead; default: half of --request-timeout.",
+                       valueName: "duration", environment: "CARDINAL_SPOOL_COMMIT_TIMEOUT"),
+            OptionSpec("spool-segment-bytes", help: "Size at which a spool segment file is closed and a new one started.",
+                       valueName: "bytes", default: "16777216", environment: "CARDINAL_SPOOL_SEGMENT_BYTES"),
+            OptionSpec("spool-replay-chunk-events",
+                       help: "Spooled events written back per database transaction, about (the replay's bounded chunk).",
+                       valueName: "n", default: "5000", environment: "CARDINAL_SPOOL_REPLAY_CHUNK_EVENTS"),
             OptionSpec("log-level", help: "Least severe log lines written to stderr.", valueName: "level",
                        default: "info", environment: "CARDINAL_LOG_LEVEL",
                        allowedValues: Logger.Level.allCases.map(\.name)),
@@ -87,6 +101,17 @@ enum DaemonCommand {
         }
         let foldInterval = try arguments.duration("fold-interval") ?? .seconds(1)
         configuration.foldInterval = foldInterval > .zero ? foldInterval : nil
+        configuration.spoolDirectory = arguments.option("spool-dir") ?? configuration.spoolDirectory
+        guard !configuration.spoolDirectory.isEmpty else {
+            throw arguments.usageError("--spool-dir must not be empty; use --spool-max-bytes 0 to turn the spool off")
+        }
+        configuration.spoolMaxBytes = try arguments.integer("spool-max-bytes") ?? configuration.spoolMaxBytes
+        guard configuration.spoolMaxBytes >= 0 else {
+            throw arguments.usageError("--spool-max-bytes must be 0 (off) or more, got \(configuration.spoolMaxBytes)")
+        }
+        configuration.spoolCommitTimeout = try arguments.duration("spool-commit-timeout")
+        configuration.spoolSegmentBytes = try positive("spool-segment-bytes", arguments)
+        configuration.spoolReplayChunkEvents = try positive("spool-replay-chunk-events", arguments)
         let level = Logger.Level.allCases.first { $0.name == arguments.option("log-level") } ?? .info
         return (configuration, level)
     }

@@ -42,10 +42,12 @@ import Testing
             // before the dismissal.
             event(.dismissal, at: scenario.time(10, "01:00"), user: "u1", platform: .android, sdk: "4.2"),
             event(.impression, at: scenario.time(10, "02:00"), user: "u1", platform: .android, sdk: "4.2"),
-            // u4 on the same build saw the card 35 days before dismissing it, beyond the 30-day look-back: a
-            // message is dismissed when shown, and showing it logs an impression.
-            event(.impression, at: scenario.time(-25, "02:00"), user: "u4", platform: .android, sdk: "4.2"),
+            // u4 on the same build dismisses without any impression at all.
             event(.dismissal, at: scenario.time(10, "02:00"), user: "u4", platform: .android, sdk: "4.2"),
+            // u5 on the same build saw the card 35 days before dismissing it: an impression is an impression
+            // however old (the look-back covers the whole history since 0017), so u5 is fine.
+            event(.impression, at: scenario.time(-25, "02:00"), user: "u5", platform: .android, sdk: "4.2"),
+            event(.dismissal, at: scenario.time(10, "02:30"), user: "u5", platform: .android, sdk: "4.2"),
             // u2 saw the card on day 3, before the range, and dismisses on day 10: fine.
             event(.impression, at: scenario.time(3, "02:00"), user: "u2"),
             event(.dismissal, at: scenario.time(10, "02:00"), user: "u2"),
@@ -54,13 +56,13 @@ import Testing
             event(.dismissal, at: scenario.time(10, "03:05"), user: "u3"),
         ])
         let found = try findings(scenario, 10, 10).filter { $0.kind == .dismissalWithoutImpression }
-        // Only the android/4.2 group: both of its dismissing users, u1 and u4.
+        // Only the android/4.2 group: two of its three dismissing users, u1 and u4, not u5.
         #expect(found.map(\.platform) == ["android"])
         let finding = try #require(found.first)
         #expect(finding.sdkVersion == "4.2")
         #expect(finding.evidence["users_without_impression"] == 2)
-        #expect(finding.evidence["users"] == 2)
-        #expect(finding.evidence["share"] == 1)
+        #expect(finding.evidence["users"] == 3)
+        #expect(finding.evidence["share"] == 2.0 / 3.0)
         #expect(finding.evidence["events_without_impression"] == 2)
         #expect(finding.severity == .critical)
     }

@@ -109,20 +109,51 @@ import TestSupport
             )
         }
 
-        /// The app's report state as text, in a fixed order.
+        /// The app's report state as text, in a fixed order, with each set of days, times and message ids
+        /// sorted and without repeats (the fold may append them in any order, and repeat a day).
         func state(of appID: Int64) throws -> [String] {
             try connection.query(
                 """
-                select format('%s %s', g, u)
+                select format('%s %s %s %s %s %s %s %s %s %s %s %s %s %s %s', g, u.user_key,
+                              cardinal_test_set(u.impression_days), cardinal_test_set(u.click_days),
+                              cardinal_test_set(u.dismissal_days), cardinal_test_set(u.send_days),
+                              cardinal_test_set(u.control_impression_days), cardinal_test_set(u.control_send_days),
+                              u.first_impression_at, u.first_send_at, u.first_control_impression_at,
+                              u.first_control_send_at, cardinal_test_sorted(u.click_times),
+                              cardinal_test_sorted(u.dismissal_times), '')
                 from cardinal.report_user_state as u
                 join cardinal.report_groups as g using (group_id)
                 where g.app_id = $1
                 union all
-                select format('%s', c) from cardinal.report_conversion_state as c where c.app_id = $1
+                select format('%s %s', g, c) from cardinal.report_daily_counts as c
+                join cardinal.report_groups as g using (group_id)
+                where g.app_id = $1
+                union all
+                select format('%s %s %s %s %s %s', g, v.user_key, v.session_id, v.day, v.impressions,
+                              cardinal_test_set(v.message_ids))
+                from cardinal.report_session_state as v
+                join cardinal.report_groups as g using (group_id)
+                where g.app_id = $1
+                union all
+                select format('%s %s %s %s', c.user_key, c.conversion_name, c.test, cardinal_test_sorted(c.times))
+                from cardinal.report_conversion_state as c
+                where c.app_id = $1
                 order by 1
                 """,
                 [appID]
             ).map { try $0.decode(String.self, at: 0) }
+        }
+
+        /// Helpers of ``state(of:)`` in the test database: an array sorted, with and without repeats.
+        func createNormalisers() throws {
+            try connection.executeScript(
+                """
+                create function cardinal_test_set(anyarray) returns anyarray language sql immutable
+                    as 'select array(select distinct x from unnest($1) as x order by x)';
+                create function cardinal_test_sorted(anyarray) returns anyarray language sql immutable
+                    as 'select array(select x from unnest($1) as x order by x)';
+                """
+            )
         }
     }
 
@@ -188,6 +219,7 @@ import TestSupport
     func refoldReproducesFoldedState() throws {
         let bench = try Bench()
         defer { bench.database.drop() }
+        try bench.createNormalisers()
         for seed in 2_001...2_020 as ClosedRange<UInt64> {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime)

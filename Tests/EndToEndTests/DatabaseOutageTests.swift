@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The database goes away under a running daemon. The shared test cluster serves other tests, so this test
-/// stops a throwaway cluster of its own.
+/// The database goes away under a running daemon with its spool turned off (`--spool-max-bytes 0`), the
+/// behaviour before the disk spool and the one past its cap. The shared test cluster serves other tests, so
+/// this test stops a throwaway cluster of its own. `SpoolOutageTests` covers the same outage with a spool.
 @Suite struct DatabaseOutageTests {
-    @Test("While the database is stopped the daemon answers 503 with Retry-After, and it recovers by itself")
+    @Test("Without a spool, while the database is stopped the daemon answers 503 with Retry-After, and it recovers by itself")
     func databaseStoppedAndStarted() throws {
         let cluster = try TemporaryCluster()
         defer { cluster.destroy() }
@@ -13,7 +14,7 @@ import TestSupport
         try CardinalCLI.migrate(databaseURL: databaseURL)
         try CardinalCLI.createApp("outage-app", databaseURL: databaseURL)
         let key = try CardinalCLI.createKey(app: "outage-app", databaseURL: databaseURL)
-        let daemon = try DaemonProcess(databaseURL: databaseURL)
+        let daemon = try DaemonProcess(databaseURL: databaseURL, options: ["--spool-max-bytes", "0"])
         defer { daemon.stop() }
         let client = IngestClient(port: daemon.port, key: key)
         let before = TestEvent.impressions(10)

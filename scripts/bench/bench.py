@@ -5,19 +5,24 @@ reports against the naive SQL (scripts/bench/reports.py). BENCH_SCENARIOS picks 
 Uses a database of its own (cardinal_bench) in the private cluster, the release build of cardinald and
 cardinal, and wrk with scripts/bench/ingest.lua as the load generator. Every figure is the median of
 BENCH_RUNS runs, with min and max. Knobs (environment): BENCH_RUNS (3), BENCH_SECONDS (15, per run),
-BENCH_CONNECTIONS (32), BENCH_BATCH (100 events per request), BENCH_WRITERS (2).
+BENCH_CONNECTIONS (32), BENCH_BATCH (100 events per request), BENCH_WRITERS (2), BENCH_FOLD_INTERVAL (1s: how
+often cardinald folds stored events into the report state; 0s defers folding until after each run, which
+then measures how long the backlog takes to fold).
 Prints a table and writes the figures as JSON to bench-results/ (the path is printed at the end).
 """
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
@@ -25,6 +30,9 @@ SECONDS = int(os.environ.get("BENCH_SECONDS", "15"))
 CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "32"))
 BATCH = int(os.environ.get("BENCH_BATCH", "100"))
 WRITERS = os.environ.get("BENCH_WRITERS", "2")
+FOLD_INTERVAL = os.environ.get("BENCH_FOLD_INTERVAL", "1s")
+STATE_TABLES = ("cardinal.report_fold_queue, cardinal.report_user_state, cardinal.report_daily_counts, "
+                "cardinal.report_session_state, cardinal.report_conversion_state")
 COLUMNS = ("app_id, id, type, channel, time, received_at, user_id, device_id, session_id, campaign_id, canvas_id, "
            "canvas_step_id, variant_id, control, message_id, placement_id, button_id, url, platform, sdk_version, "
            "app_version, os_version, test, conversion_name, value, currency, properties")
@@ -63,11 +71,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_daemon(bin_dir, url):
+def start_daemon(bin_dir, url, spool_dir):
     port = free_port()
     daemon = subprocess.Popen(
         [f"{bin_dir}/cardinald", "--listen", f"127.0.0.1:{port}", "--database-url", url,
-         "--log-level", "warning", "--writers", WRITERS],
+         "--log-level", "warning", "--writers", WRITERS, "--fold-interval", FOLD_INTERVAL,
+         "--spool-dir", spool_dir],
         cwd=REPO, stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
@@ -87,6 +96,41 @@ def wrk(port, key, id_offset, seconds, delay_ms=0):
         sys.exit(f"bench: wrk saw non-200 answers or errors:\n{out}")
     return {"requests_per_s": int(figures["requests"]) / seconds, "p50_ms": float(figures["p50_ms"]),
             "p99_ms": float(figures["p99_ms"])}
+
+
+class LagSampler(threading.Thread):
+    """Scrapes cardinald's /metrics twice a second and keeps the largest report-state folding lag seen."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.port, self.stopping, self.max_lag, self.max_backlog = port, threading.Event(), 0.0, 0
+
+    def run(self):
+        while not self.stopping.wait(0.5):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2) as answer:
+                    text = answer.read().decode()
+            except OSError:
+                continue
+            lag = re.search(r"^cardinal_report_state_lag_seconds ([\d.e+-]+)$", text, re.M)
+            backlog = re.search(r"^cardinal_report_state_backlog_events (\d+)$", text, re.M)
+            self.max_lag = max(self.max_lag, float(lag.group(1)) if lag else 0.0)
+            self.max_backlog = max(self.max_backlog, int(backlog.group(1)) if backlog else 0)
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+
+
+def fold_backlog(url, bin_dir):
+    """Seconds until the report-state queue is empty: folded by cardinald, or by `cardinal state fold` when
+    the daemon does not fold."""
+    started = time.monotonic()
+    if FOLD_INTERVAL in ("0", "0s", "0ms"):
+        sh(f"{bin_dir}/cardinal", "state", "fold", "--database-url", url)
+    while psql(url, "select exists (select from cardinal.report_fold_queue)") == "t":
+        time.sleep(0.2)
+    return time.monotonic() - started
 
 
 def half_rate_delay(port, key, peak_requests):
@@ -142,16 +186,22 @@ def ingest():
     sh(f"{bin_dir}/cardinal", "apps", "create", "bench", "--database-url", url)
     key = sh(f"{bin_dir}/cardinal", "keys", "create", "--app", "bench", "--database-url", url)
     psql(copy_url, "insert into cardinal.apps (name) values ('bench')")
-    daemon, port = start_daemon(bin_dir, url)
+    spool_dir = tempfile.mkdtemp(prefix="cardinal-bench-spool-")
+    daemon, port = start_daemon(bin_dir, url, spool_dir)
     runs = {"ingest_events_per_s": [], "copy_events_per_s": [], "ratio": [], "full_p50_ms": [],
-            "full_p99_ms": [], "duplicate_events_per_s": []}
+            "full_p99_ms": [], "duplicate_events_per_s": [], "fold_lag_max_s": [], "fold_backlog_max": [],
+            "fold_catch_up_s": []}
     try:
         wrk(port, key, 0, 3)  # warm-up: connections, partitions, caches
         for run in range(1, RUNS + 1):
-            psql(url, "truncate cardinal.events")
+            psql(url, f"truncate cardinal.events, {STATE_TABLES}")
             before = time.monotonic()
+            sampler = LagSampler(port)
+            sampler.start()
             full = wrk(port, key, run, SECONDS)
+            sampler.stop()
             stored = int(psql(url, "select count(*) from cardinal.events"))
+            catch_up = fold_backlog(url, bin_dir)
             ingest_rate = stored / SECONDS
             duplicate = wrk(port, key, run, max(3, SECONDS // 3))
             with tempfile.NamedTemporaryFile(suffix=".copy", delete=False) as dump:
@@ -168,6 +218,9 @@ def ingest():
             runs["full_p50_ms"].append(full["p50_ms"])
             runs["full_p99_ms"].append(full["p99_ms"])
             runs["duplicate_events_per_s"].append(duplicate["requests_per_s"] * BATCH)
+            runs["fold_lag_max_s"].append(sampler.max_lag)
+            runs["fold_backlog_max"].append(sampler.max_backlog)
+            runs["fold_catch_up_s"].append(catch_up)
             print(f"run {run}: {ingest_rate:,.0f} events/s ingest, {copy_rate:,.0f} events/s COPY "
                   f"({stored:,} events), p99 {full['p99_ms']:.1f} ms, {time.monotonic() - before:.0f} s",
                   file=sys.stderr)
@@ -178,6 +231,7 @@ def ingest():
     finally:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(timeout=30)
+        shutil.rmtree(spool_dir, ignore_errors=True)
     figures = {name: summary(values) for name, values in runs.items()}
     figures["half_rate_events_per_s"] = summary([h["requests_per_s"] * BATCH for h in half])
     figures["half_rate_p50_ms"] = summary([h["p50_ms"] for h in half])
@@ -197,10 +251,13 @@ def report(figures):
         ("ack latency p50 at half peak (ms)", "half_rate_p50_ms", "{:.1f}"),
         ("ack latency p99 at half peak (ms, goal ≤ 20)", "half_rate_p99_ms", "{:.1f}"),
         ("duplicate path, all ids known (events/s)", "duplicate_events_per_s", "{:,.0f}"),
+        ("report-state folding lag at full load, max (s)", "fold_lag_max_s", "{:.1f}"),
+        ("report-state backlog at full load, max (events)", "fold_backlog_max", "{:,.0f}"),
+        ("report-state backlog folded after the run (s)", "fold_catch_up_s", "{:.1f}"),
         ("daemon peak resident memory (MB, goal ≤ 64)", "daemon_peak_rss_mb", "{:.1f}"),
     ]
     print(f"\nCardinal ingest benchmark: {RUNS} runs × {SECONDS} s, {CONNECTIONS} connections, "
-          f"{BATCH} events per request, {WRITERS} writers\n")
+          f"{BATCH} events per request, {WRITERS} writers, report state folded every {FOLD_INTERVAL}\n")
     print(f"{'figure':<48} {'median':>12} {'min':>12} {'max':>12}")
     for label, key, fmt in rows:
         f = figures[key]

@@ -40,6 +40,13 @@ final class IngestKeyCache: Sendable {
         }
     }
 
+    /// The last answer the database gave for `token`, however old: what lets a known app keep sending into the
+    /// disk spool while the database cannot be asked. A key revoked just before an outage works until the
+    /// database is back; a key never seen since the daemon started does not work until then.
+    func lastKnown(_ token: String) -> Resolution? {
+        entries.withLock { $0[token]?.resolution }
+    }
+
     /// Asks the database and remembers the answer. Blocks: call it off the HTTP thread.
     /// - Throws: `PostgresError` when the database cannot be asked.
     func resolve(_ token: String) throws -> Resolution {

@@ -29,7 +29,7 @@ final class DatabaseHealth: Sendable {
         }
         if changed {
             metrics.setDatabaseUp(false)
-            logger.log(.error, "database unavailable; answering 503 until it is back", ["db.error": reason])
+            logger.log(.error, "database unavailable; batches go to the disk spool, or get 503 without one, until it is back", ["db.error": reason])
         }
     }
 }

@@ -15,6 +15,8 @@ struct EventsEndpoint: Sendable {
     let logger: Logger
     let maxInflatedBytes: Int
     let requestTimeout: Duration
+    /// Whether a disk spool takes batches while the database is down (then known keys keep working).
+    let spoolEnabled: Bool
 
     /// Handles one request; blocking work (a key lookup on a cache miss) is allowed: this runs on the
     /// processing queue, not on the HTTP thread.
@@ -92,7 +94,11 @@ struct EventsEndpoint: Sendable {
                 resolution = try keys.resolve(token.value)
             } catch {
                 logger.log(.warning, "cannot look up an ingest key", ["db.error": String(describing: error)])
-                return .failure(.init(IngestResponse.failure(.databaseUnavailable)))
+                // With a spool, an outage must not lock out the apps the daemon already knows.
+                guard spoolEnabled, case let .app(appID)? = keys.lastKnown(token.value) else {
+                    return .failure(.init(IngestResponse.failure(.databaseUnavailable)))
+                }
+                resolution = .app(appID)
             }
         }
         guard case let .app(appID) = resolution else {

@@ -1,3 +1,4 @@
+import CardinalCore
 import CardinalStore
 import Dispatch
 import Foundation
@@ -11,6 +12,7 @@ final class IngestRouter: Sendable {
     private let events: EventsEndpoint
     private let headCheck: RequestHeadCheck
     private let pool: PostgresPool
+    private let spool: SpoolWriter?
     private let metrics: IngestMetrics
     private let logger: Logger
     /// Decoding and validation are CPU work and a key lookup may block: they run here, so the HTTP thread only
@@ -21,10 +23,12 @@ final class IngestRouter: Sendable {
     private let draining = Atomic(false)
     private let requestIDPrefix = String(UInt32.random(in: .min ... .max), radix: 36)
 
-    init(events: EventsEndpoint, headCheck: RequestHeadCheck, pool: PostgresPool, metrics: IngestMetrics, logger: Logger) {
+    init(events: EventsEndpoint, headCheck: RequestHeadCheck, pool: PostgresPool, spool: SpoolWriter?,
+         metrics: IngestMetrics, logger: Logger) {
         self.events = events
         self.headCheck = headCheck
         self.pool = pool
+        self.spool = spool
         self.metrics = metrics
         self.logger = logger
     }
@@ -104,14 +108,41 @@ final class IngestRouter: Sendable {
         }
     }
 
+    /// `ready` when the database is reachable and nothing is spooled; `degraded` (still 200: events are
+    /// accepted) while the spool holds data or takes the batches the database cannot; 503 when neither can.
     private func readiness() -> HTTPResponse {
+        let databaseUp: Bool
         do {
             // Reading the settings row proves more than a `select 1`: the database is reachable and migrated.
             _ = try pool.withConnection { try InstallationSettings.load(from: $0) }
-            return .json(200, Array(#"{"status":"ready"}"#.utf8))
+            databaseUp = true
         } catch {
-            return IngestResponse.error(503, code: "database_unavailable",
-                                        message: "the database cannot be reached", retryAfterSeconds: 5)
+            databaseUp = false
         }
+        guard let spool = spool?.snapshot else {
+            return databaseUp
+                ? .json(200, Array(#"{"status":"ready"}"#.utf8))
+                : IngestResponse.error(503, code: "database_unavailable",
+                                       message: "the database cannot be reached", retryAfterSeconds: 5)
+        }
+        if databaseUp, spool.isEmpty {
+            return .json(200, Array(#"{"status":"ready"}"#.utf8))
+        }
+        if !databaseUp, spool.isFull {
+            return IngestResponse.error(503, code: "database_unavailable",
+                                        message: "the database cannot be reached and the spool is full", retryAfterSeconds: 5)
+        }
+        let age = spool.oldestSpooledAt.map { max(0, Date.now.timeIntervalSince($0)) } ?? 0
+        let body = JSONValue.object(JSONObject([
+            "status": .string("degraded"),
+            "database": .string(databaseUp ? "reachable" : "unreachable"),
+            "reason": .string(databaseUp ? "replaying spooled events into the database"
+                                         : "the database cannot be reached; accepted events are spooled to disk"),
+            "spool": .object(JSONObject([
+                "records": .number(String(spool.records)), "events": .number(String(spool.events)),
+                "bytes": .number(String(spool.bytes)), "oldest_record_age_seconds": .number(String(Int(age))),
+            ])),
+        ]))
+        return .json(200, Array(body.compactText.utf8))
     }
 }

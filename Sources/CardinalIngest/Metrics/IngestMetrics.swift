@@ -1,4 +1,5 @@
 import CardinalStore
+import Foundation
 import Synchronization
 
 /// The daemon's metrics, served at `GET /metrics` in Prometheus text format.
@@ -18,6 +19,10 @@ final class IngestMetrics: Sendable {
         var foldLagSeconds = 0.0
         var foldedEvents: Int64 = 0
         var foldSeconds = Histogram(upperBounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+        var spool: SpoolWriter.Snapshot?
+        var spooledEvents = 0
+        var replayedEvents = 0
+        var quarantinedRecords = 0
     }
 
     private let state = Mutex(State())
@@ -72,6 +77,23 @@ final class IngestMetrics: Sendable {
         }
     }
 
+    /// What the disk spool holds now (set by `SpoolWriter` after every change).
+    func setSpool(_ snapshot: SpoolWriter.Snapshot) {
+        state.withLock { $0.spool = snapshot }
+    }
+
+    func recordSpooled(events: Int) {
+        state.withLock { $0.spooledEvents += events }
+    }
+
+    func recordReplayed(events: Int) {
+        state.withLock { $0.replayedEvents += events }
+    }
+
+    func recordQuarantined(records: Int) {
+        state.withLock { $0.quarantinedRecords += records }
+    }
+
     /// The exposition text.
     func render() -> String {
         let state = state.withLock { $0 }
@@ -113,6 +135,35 @@ final class IngestMetrics: Sendable {
         PrometheusText.header("cardinal_report_state_fold_seconds", type: "histogram",
                               help: "Time to fold the queued events into the report state.", into: &text)
         state.foldSeconds.render(name: "cardinal_report_state_fold_seconds", into: &text)
+        if let spool = state.spool {
+            renderSpool(spool, state, into: &text)
+        }
         return text
+    }
+
+    private func renderSpool(_ spool: SpoolWriter.Snapshot, _ state: State, into text: inout String) {
+        let gauges: [(String, String, String)] = [
+            ("cardinal_spool_bytes", "Bytes in the disk spool's segments, waiting for replay.", String(spool.bytes)),
+            ("cardinal_spool_records", "Batches (records) in the disk spool.", String(spool.records)),
+            ("cardinal_spool_events", "Events in the disk spool.", String(spool.events)),
+            ("cardinal_spool_oldest_record_age_seconds", "Age of the oldest spooled record; 0 when the spool is empty.",
+             String(spool.oldestSpooledAt.map { max(0, Date.now.timeIntervalSince($0)) } ?? 0)),
+            ("cardinal_spool_full", "1 while the spool refuses batches (cap or disk full), else 0.", spool.isFull ? "1" : "0"),
+        ]
+        for (name, help, value) in gauges {
+            PrometheusText.header(name, type: "gauge", help: help, into: &text)
+            text += "\(name) \(value)\n"
+        }
+        let counters: [(String, String, Int)] = [
+            ("cardinal_spool_appended_events_total", "Events and rejections spooled because the database was unavailable.",
+             state.spooledEvents),
+            ("cardinal_spool_replayed_events_total", "Spooled events written to the database by the replay.", state.replayedEvents),
+            ("cardinal_spool_quarantined_records_total", "Damaged or refused spool records moved to quarantine/.",
+             state.quarantinedRecords),
+        ]
+        for (name, help, value) in counters {
+            PrometheusText.header(name, type: "counter", help: help, into: &text)
+            text += "\(name) \(value)\n"
+        }
     }
 }

@@ -5,15 +5,25 @@ import TestSupport
 /// The real `cardinald` binary, started as a child process on a free port of 127.0.0.1.
 ///
 /// The daemon is told `--listen 127.0.0.1:0` and logs the address it bound in its "cardinald listening"
-/// line, which is where the port comes from.
+/// line, which is where the port comes from. Unless `options` name a `--spool-dir`, each daemon gets a spool
+/// folder of its own, deleted with it (the default, /var/lib/cardinald/spool, is locked by one daemon at a time).
 final class DaemonProcess: Sendable {
     /// The port it listens on.
     let port: UInt16
     private let child: ChildProcess
+    private let ownSpoolDirectory: URL?
 
     /// Starts the daemon on `databaseURL` with extra `options` and waits until it listens.
     /// - Throws: `TestEnvironment.SetupError` with the daemon's standard error when it does not come up.
     init(databaseURL: String, options: [String] = []) throws {
+        var options = options
+        if !options.contains("--spool-dir") {
+            let folder = Self.temporarySpoolDirectory()
+            options += ["--spool-dir", folder.path]
+            ownSpoolDirectory = folder
+        } else {
+            ownSpoolDirectory = nil
+        }
         let child = try ChildProcess(
             executable: try CardinalCLI.binary("cardinald"),
             arguments: ["--database-url", databaseURL, "--listen", "127.0.0.1:0", "--log-level", "info"] + options
@@ -28,6 +38,17 @@ final class DaemonProcess: Sendable {
         }
         self.child = child
         self.port = port
+    }
+
+    deinit {
+        if let ownSpoolDirectory {
+            try? FileManager.default.removeItem(at: ownSpoolDirectory)
+        }
+    }
+
+    /// A new folder name under the temporary directory, for a spool (the daemon creates it).
+    static func temporarySpoolDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("cardinal-spool-\(UUID().uuidString.prefix(8).lowercased())")
     }
 
     /// The port in `... http.address=127.0.0.1:PORT ...`.

@@ -25,7 +25,7 @@ group by campaign_id, channel, platform, sdk_version, app_version
 having count(distinct user_key) filter (where type = 'dismissal')
        > count(distinct user_key) filter (where type = 'impression')
 
--- clicks and dismissals with no earlier impression by the same user (30 days of look-back), control users
+-- clicks and dismissals with no earlier impression by the same user (the whole history), control users
 -- left out
 union all
 select case d.type when 'click' then 'click_without_impression' else 'dismissal_without_impression' end,
@@ -46,7 +46,7 @@ left join (
            bool_or(control) as control_exposure
     from cardinal.events
     where app_id = (select app_id from cardinal.apps where name = :'app')
-      and time >= (:'from_date'::date - 31)::timestamptz and time < (:'to_date'::date + 2)::timestamptz
+      and time < (:'to_date'::date + 2)::timestamptz
       and campaign_id is not null
       and type in ('impression', 'send')
     group by campaign_id, user_key
@@ -126,7 +126,7 @@ join (
     select campaign_id, user_key
     from cardinal.events
     where app_id = (select app_id from cardinal.apps where name = :'app')
-      and time >= (:'from_date'::date - 31)::timestamptz and time < (:'to_date'::date + 2)::timestamptz
+      and time < (:'to_date'::date + 2)::timestamptz
       and campaign_id is not null
       and type in ('impression', 'send')
     group by campaign_id, user_key
