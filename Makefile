@@ -7,8 +7,14 @@ CONFIG       ?= debug
 DB_URL       := $(shell scripts/db.sh url)
 ADMIN_DB_URL := $(shell scripts/db.sh admin-url)
 BIN_DIR       = $(shell $(SWIFT) build -c $(CONFIG) --show-bin-path)
+RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 
-.PHONY: all deps db db-stop build migrate test run bench faults clean
+# `make install`: where it goes (see scripts/install.sh). DESTDIR stages it for packaging; BINDIR, DATADIR,
+# UNITDIR and SYSCONFDIR default to $(PREFIX)/bin, $(PREFIX)/share, $(PREFIX)/lib/systemd/system and /etc.
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+
+.PHONY: all deps db db-stop build release install migrate test run bench faults clean
 
 all: build
 
@@ -23,6 +29,14 @@ db-stop:
 
 build: deps
 	$(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+
+# Installs the release binaries, migrations, systemd units and example configuration (README, Operations).
+install: release
+	@BIN_DIR="$(RELEASE_BIN_DIR)" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BINDIR="$(BINDIR)" DATADIR="$(DATADIR)" \
+		UNITDIR="$(UNITDIR)" SYSCONFDIR="$(SYSCONFDIR)" scripts/install.sh
 
 migrate: build db
 	@"$(BIN_DIR)/cardinal" migrate --database-url "$(DB_URL)"

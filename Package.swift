@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strictSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: strictSettings),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"], swiftSettings: strictSettings),
+        .testTarget(name: "CardinalStoreTests", dependencies: ["CardinalStore"], swiftSettings: strictSettings),
 
         // Shared by the integration and end-to-end tests: the database URL (no silent default), throwaway databases.
         .target(name: "TestSupport", dependencies: ["CardinalStore", "PostgresClient"], path: "Tests/TestSupport",

@@ -3,7 +3,8 @@
 # As root it installs them; as anyone else it prints the exact apt-get line and fails.
 set -euo pipefail
 
-packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresql-contrib curl ca-certificates)
+# systemd: its systemd-analyze checks the installed units in the install test (the daemon needs no systemd).
+packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresql-contrib curl ca-certificates systemd)
 if [[ "${CARDINAL_DEPS_BENCH:-0}" == 1 ]]; then
     packages+=(wrk)
 fi

@@ -7,6 +7,10 @@ struct ArgumentScanner {
     private var tokens: ArraySlice<String>
     /// Whether `-h` or `--help` appears before `--`; help then wins over every usage error.
     let helpFlagGiven: Bool
+    /// Whether `--version` appears before `--` and the root has a version to print.
+    let versionFlagGiven: Bool
+    /// Whether the root has a version, which makes `--version` a built-in flag at every depth.
+    private let hasVersion: Bool
     /// Whether the word `help` appeared where a subcommand was expected.
     private(set) var helpWordGiven = false
     /// The command reached so far.
@@ -23,7 +27,10 @@ struct ArgumentScanner {
     /// Prepares to scan `tokens` (without the executable's name) against `root`.
     init(tokens: [String], root: CommandSpec) {
         self.tokens = tokens[...]
-        self.helpFlagGiven = tokens.prefix { $0 != "--" }.contains(where: Self.isHelpFlag)
+        let optionTokens = tokens.prefix { $0 != "--" }
+        self.helpFlagGiven = optionTokens.contains(where: Self.isHelpFlag)
+        self.hasVersion = root.version != nil
+        self.versionFlagGiven = hasVersion && optionTokens.contains(Self.versionFlag)
         self.command = root
         self.path = [root.name]
     }
@@ -37,7 +44,7 @@ struct ArgumentScanner {
             if !optionsEnded && token.hasPrefix("-") && token != "-" {
                 if token == "--" {
                     optionsEnded = true
-                } else if !Self.isHelpFlag(token) {
+                } else if !Self.isHelpFlag(token) && !(hasVersion && token == Self.versionFlag) {
                     try scanOption(token)
                 }
             } else if command.isGroup {
@@ -54,6 +61,9 @@ struct ArgumentScanner {
     func error(_ message: String) -> UsageError {
         UsageError(message: message, commandPath: path, usage: HelpRenderer.usage(command, path: path))
     }
+
+    /// The built-in flag that prints the version, when the root has one.
+    static let versionFlag = "--version"
 
     /// Whether a token asks for help.
     static func isHelpFlag(_ token: String) -> Bool {
@@ -87,6 +97,7 @@ struct ArgumentScanner {
                 givenFlags.insert(flag.name)
             } else {
                 let names = command.options.map(\.name) + command.flags.map(\.name) + ["help"]
+                    + (hasVersion ? ["version"] : [])
                 let suggestion = NameSuggester.suggestion(for: name, among: names).map { "--\($0)" }
                 throw error(UsageError.unknownOption("--\(name)", suggestion: suggestion))
             }

@@ -2,11 +2,11 @@ import Foundation
 
 extension CommandLineParser {
     /// Parses this process's arguments and environment against `root`, the way an executable's `main` does:
-    /// help goes to standard output with exit 0, a usage error to standard error with exit 64, and only a
-    /// command to run comes back.
+    /// help and the version go to standard output with exit 0, a usage error to standard error with exit 64,
+    /// and only a command to run comes back.
     public static func parseProcessArgumentsOrExit(root: CommandSpec) -> ParsedArguments {
         switch parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: ProcessInfo.processInfo.environment) {
-        case let .help(text):
+        case let .help(text), let .version(text):
             FileHandle.standardOutput.write(Data(text.utf8))
             exit(ExitCode.success)
         case let .usageError(error):

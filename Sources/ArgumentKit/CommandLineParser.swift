@@ -22,6 +22,8 @@
 ///   Options and flags belong to the command that declares them and may come anywhere after its name.
 /// - `--` ends options: every later token is a positional word, even one starting with `-`.
 /// - `-h` or `--help` anywhere before `--` prints help for the command reached, ignoring any error.
+/// - When the root has a ``CommandSpec/version``, `--version` anywhere before `--` prints it, ignoring
+///   any error, unless help was asked for too (help wins, as in swift-argument-parser).
 /// - A command group given no subcommand prints its help and exits successfully, as
 ///   swift-argument-parser does for a group without a default subcommand.
 public enum CommandLineParser {
@@ -41,17 +43,29 @@ public enum CommandLineParser {
     ) -> ParseOutcome {
         root.checkConsistency(path: [root.name])
         var scanner = ArgumentScanner(tokens: arguments, root: root)
+        func help() -> ParseOutcome {
+            .help(HelpRenderer.render(scanner.command, path: scanner.path, listsVersionFlag: root.version != nil))
+        }
+        func version() -> ParseOutcome {
+            .version("\(root.name) \(root.version ?? "")\n")
+        }
         do throws(UsageError) {
             try scanner.scan()
-            if scanner.helpFlagGiven || scanner.helpWordGiven || scanner.command.isGroup {
-                return .help(HelpRenderer.render(scanner.command, path: scanner.path))
+            if scanner.helpFlagGiven || scanner.helpWordGiven {
+                return help()
+            }
+            if scanner.versionFlagGiven {
+                return version()
+            }
+            if scanner.command.isGroup {
+                return help()
             }
             return .run(try scanner.resolve(environment: environment))
         } catch {
             if scanner.helpFlagGiven {
-                return .help(HelpRenderer.render(scanner.command, path: scanner.path))
+                return help()
             }
-            return .usageError(error)
+            return scanner.versionFlagGiven ? version() : .usageError(error)
         }
     }
 }

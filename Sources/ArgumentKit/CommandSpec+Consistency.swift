@@ -5,11 +5,16 @@ extension CommandSpec {
     /// The checks: a group takes no arguments, options or flags; names are kebab-case words without
     /// dashes or `=`; long and short names are unique in a command and leave `--help` and `-h` free;
     /// subcommand names are unique and not `help`; required arguments come before optional ones; a
-    /// default is one of the allowed values.
+    /// default is one of the allowed values; only the root has a version, and when it does, no command
+    /// of the tree uses the name `--version`.
     ///
-    /// - Parameter path: This command's path from the executable's name, for the failure message.
-    func checkConsistency(path: [String]) {
+    /// - Parameters:
+    ///   - path: This command's path from the executable's name, for the failure message.
+    ///   - versionReserved: Whether the root has a version, so `--version` is taken; the root passes nothing.
+    func checkConsistency(path: [String], versionReserved: Bool? = nil) {
         let location = "in '\(path.joined(separator: " "))'"
+        precondition(version == nil || path.count == 1, "only the root command has a version \(location)")
+        let versionReserved = versionReserved ?? (version != nil)
         if isGroup {
             precondition(
                 arguments.isEmpty && options.isEmpty && flags.isEmpty,
@@ -23,6 +28,7 @@ extension CommandSpec {
         }
         precondition(Set(longNames).count == longNames.count, "two options or flags share a name \(location)")
         precondition(!longNames.contains("help"), "'--help' is reserved \(location)")
+        precondition(!versionReserved || !longNames.contains("version"), "'--version' is reserved \(location)")
         let shortNames = options.compactMap(\.shortName) + flags.compactMap(\.shortName)
         precondition(Set(shortNames).count == shortNames.count, "two options or flags share a short name \(location)")
         precondition(!shortNames.contains("h"), "'-h' is reserved \(location)")
@@ -41,7 +47,7 @@ extension CommandSpec {
             }
         }
         for subcommand in subcommands {
-            subcommand.checkConsistency(path: path + [subcommand.name])
+            subcommand.checkConsistency(path: path + [subcommand.name], versionReserved: versionReserved)
         }
     }
 }

@@ -32,6 +32,12 @@ public struct CommandSpec: Sendable {
     public var flags: [FlagSpec]
     /// Nested commands; a command with subcommands takes no arguments, options or flags of its own.
     public var subcommands: [CommandSpec]
+    /// The executable's version, such as `0.1.0`; only the root command may have one.
+    ///
+    /// With a version, `--version` anywhere before `--`, at any depth of the tree, prints
+    /// `<root name> <version>` (as GNU tools do; swift-argument-parser prints the version alone) and
+    /// every command's help lists `--version` above `-h, --help`, as swift-argument-parser does.
+    public var version: String?
 
     /// Creates a command description.
     ///
@@ -43,6 +49,7 @@ public struct CommandSpec: Sendable {
     ///   - options: Options that take a value.
     ///   - flags: Boolean switches.
     ///   - subcommands: Nested commands; leave empty for a command that runs.
+    ///   - version: The executable's version, for the root command only; it turns on `--version`.
     public init(
         name: String,
         abstract: String,
@@ -50,7 +57,8 @@ public struct CommandSpec: Sendable {
         arguments: [ArgumentSpec] = [],
         options: [OptionSpec] = [],
         flags: [FlagSpec] = [],
-        subcommands: [CommandSpec] = []
+        subcommands: [CommandSpec] = [],
+        version: String? = nil
     ) {
         self.name = name
         self.abstract = abstract
@@ -59,6 +67,7 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.flags = flags
         self.subcommands = subcommands
+        self.version = version
     }
 
     /// Whether this command only groups subcommands.

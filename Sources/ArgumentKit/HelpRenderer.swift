@@ -11,7 +11,8 @@
 ///   -h, --help              Show help information.
 /// ```
 ///
-/// Sections come in the order ARGUMENTS, OPTIONS (options, then flags, then `-h, --help`),
+/// Sections come in the order ARGUMENTS, OPTIONS (options, then flags, then `--version` when the
+/// executable has a version, then `-h, --help`),
 /// SUBCOMMANDS; an empty section is left out. Descriptions start at column 26; a label too long for
 /// that column gets a line of its own.
 public enum HelpRenderer {
@@ -27,8 +28,10 @@ public enum HelpRenderer {
     /// - Parameters:
     ///   - spec: The command to describe.
     ///   - path: Its full path from the executable's name, ending with `spec.name`.
+    ///   - listsVersionFlag: Whether to list `--version`: pass `true` when the root has a
+    ///     ``CommandSpec/version``, for every command of its tree, as the parser does.
     /// - Returns: The help text, ending with a newline, for writing to stdout as it is.
-    public static func render(_ spec: CommandSpec, path: [String]) -> String {
+    public static func render(_ spec: CommandSpec, path: [String], listsVersionFlag: Bool = false) -> String {
         precondition(path.last == spec.name, "help path \(path) does not end with '\(spec.name)'")
         var blocks: [String] = []
         if !spec.abstract.isEmpty {
@@ -38,7 +41,7 @@ public enum HelpRenderer {
             blocks.append(TextWrapper.wrap(discussion).joined(separator: "\n"))
         }
         blocks.append("USAGE: \(usage(spec, path: path))")
-        blocks.append(contentsOf: sections(of: spec))
+        blocks.append(contentsOf: sections(of: spec, listsVersionFlag: listsVersionFlag))
         if spec.isGroup {
             var helpPath = path
             helpPath.insert("help", at: 1)
@@ -76,10 +79,11 @@ public enum HelpRenderer {
     }
 
     /// The ARGUMENTS, OPTIONS and SUBCOMMANDS sections that have something in them.
-    private static func sections(of spec: CommandSpec) -> [String] {
+    private static func sections(of spec: CommandSpec, listsVersionFlag: Bool) -> [String] {
         let arguments = spec.arguments.map { row($0.label, $0.help) }
         let options = spec.options.map { row($0.label, $0.help, $0.annotations) }
             + spec.flags.map { row($0.label, $0.help, $0.annotations) }
+            + (listsVersionFlag ? [row(ArgumentScanner.versionFlag, "Show the version.")] : [])
             + [row("-h, --help", "Show help information.")]
         let subcommands = spec.subcommands.map { row($0.name, $0.abstract) }
         return [("ARGUMENTS", arguments), ("OPTIONS", options), ("SUBCOMMANDS", subcommands)]

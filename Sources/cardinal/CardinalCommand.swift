@@ -1,4 +1,5 @@
 import ArgumentKit
+import CardinalCore
 
 /// The `cardinal` command tree and the function that runs each leaf.
 enum CardinalCommand {
@@ -7,7 +8,8 @@ enum CardinalCommand {
         abstract: "Cardinal's command line: schema migrations, apps and ingest keys, reports and their state.",
         discussion: "Every command reads the database from --database-url or CARDINAL_DATABASE_URL.",
         subcommands: [MigrateCommand.spec, AppsCommand.spec, KeysCommand.spec, CampaignsCommand.spec, ReportCommand.spec,
-                      StateCommand.spec]
+                      StateCommand.spec],
+        version: CardinalVersion.current
     )
 
     /// The leaf commands by path (without the program name).

@@ -63,7 +63,8 @@ enum DaemonCommand {
             OptionSpec("log-level", help: "Least severe log lines written to stderr.", valueName: "level",
                        default: "info", environment: "CARDINAL_LOG_LEVEL",
                        allowedValues: Logger.Level.allCases.map(\.name)),
-        ]
+        ],
+        version: CardinalVersion.current
     )
 
     /// Turns parsed arguments into a configuration.

@@ -55,6 +55,13 @@ enum SampleCommands {
         abstract: "Cardinal's command-line tool: ingest keys, migrations and reports.",
         subcommands: [keys, report, migrate])
 
+    /// `cardinal` with a version, which turns on `--version`.
+    static let versionedCardinal = CommandSpec(
+        name: "cardinal",
+        abstract: "Cardinal's command-line tool: ingest keys, migrations and reports.",
+        subcommands: [keys, report, migrate],
+        version: "1.2.3")
+
     /// A daemon with more options than a usage line shows one by one.
     static let cardinald = CommandSpec(
         name: "cardinald",
@@ -93,6 +100,11 @@ extension ParseOutcome {
     /// The help text, if the outcome is to print help.
     var helpText: String? {
         if case .help(let text) = self { text } else { nil }
+    }
+
+    /// The version text, if the outcome is to print the version.
+    var versionText: String? {
+        if case .version(let text) = self { text } else { nil }
     }
 
     /// The usage error, if the outcome is to report one.

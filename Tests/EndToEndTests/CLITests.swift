@@ -1,3 +1,4 @@
+import CardinalCore
 import Foundation
 import PostgresClient
 import Testing
@@ -20,6 +21,7 @@ import TestSupport
             USAGE: cardinal <subcommand>
 
             OPTIONS:
+              --version               Show the version.
               -h, --help              Show help information.
 
             SUBCOMMANDS:
@@ -53,6 +55,7 @@ import TestSupport
                                       database. (env: CARDINAL_DATABASE_URL)
               --app <app>             The app the key belongs to.
               --description <text>    Where the key is used, for the listing.
+              --version               Show the version.
               -h, --help              Show help information.
 
             """
@@ -64,6 +67,20 @@ import TestSupport
         #expect(flag.standardOutput == expected)
         #expect(command.exitStatus == 0)
         #expect(command.standardOutput == expected)
+    }
+
+    @Test("cardinal --version and cardinald --version print the name and version on standard output")
+    func versions() throws {
+        for name in ["cardinal", "cardinald"] {
+            let result = try ChildProcess.run(try CardinalCLI.binary(name), ["--version"])
+
+            #expect(result.exitStatus == 0, "\(name)")
+            #expect(result.standardOutput == "\(name) \(CardinalVersion.current)\n")
+            #expect(result.standardError.isEmpty, "\(name): \(result.standardError)")
+        }
+        let withError = try ChildProcess.run(try CardinalCLI.binary("cardinald"), ["--listen", "nowhere", "--version"])
+        #expect(withError.exitStatus == 0, "--version wins over a bad value, as --help does")
+        #expect(withError.standardOutput == "cardinald \(CardinalVersion.current)\n")
     }
 
     @Test("cardinal keys create prints only the key on standard output")

@@ -13,13 +13,24 @@ public struct MigrationDirectory: Sendable {
         self.url = url
     }
 
-    /// Finds the migrations folder when none was given: `SQL/migrations` in the checkout the executable was
-    /// built in (walking up from the executable), then the install locations under `/usr/local/share` and
-    /// `/usr/share`.
+    /// Where `make install` puts the migrations, relative to the folder of the installed executable:
+    /// `$(PREFIX)/bin/cardinal` finds `$(PREFIX)/share/cardinal/migrations`.
+    public static let installedRelativePath = "../share/cardinal/migrations"
+
+    /// Finds the migrations folder when none was given (`--migrations-dir` and `CARDINAL_MIGRATIONS_DIR` win
+    /// over this): `../share/cardinal/migrations` next to the executable's folder (an installed binary,
+    /// whatever its prefix), then `SQL/migrations` in the checkout the executable was built in (walking up
+    /// from the executable), then `/usr/local/share/cardinal/migrations` and `/usr/share/cardinal/migrations`.
+    ///
+    /// Symbolic links to the executable are resolved first, so a link in `/usr/local/bin` to an installed
+    /// binary finds that binary's migrations.
+    /// - Parameter executablePath: The executable's absolute path; see ``currentExecutablePath``.
     /// - Returns: `nil` when no candidate exists.
     public static func locate(executablePath: String) -> MigrationDirectory? {
         var candidates: [URL] = []
-        var folder = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        let binFolder = URL(fileURLWithPath: executablePath).resolvingSymlinksInPath().deletingLastPathComponent()
+        candidates.append(binFolder.appendingPathComponent(installedRelativePath).standardizedFileURL)
+        var folder = binFolder
         while folder.path != "/" {
             candidates.append(folder.appendingPathComponent("SQL/migrations"))
             folder.deleteLastPathComponent()
@@ -31,6 +42,18 @@ public struct MigrationDirectory: Sendable {
             FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDirectory) && isDirectory.boolValue
         }
         return found.map(MigrationDirectory.init(url:))
+    }
+
+    /// The absolute path of the running executable.
+    ///
+    /// `CommandLine.arguments[0]` is only the name typed (`cardinal` when it was found on `PATH`), so this
+    /// reads `/proc/self/exe` on Linux, and falls back to Foundation's idea of the executable, then to
+    /// `arguments[0]`.
+    public static var currentExecutablePath: String {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return path
+        }
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
 
     /// Loads every `NNNN_name.sql` file, sorted by version.

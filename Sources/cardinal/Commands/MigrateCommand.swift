@@ -14,7 +14,8 @@ enum MigrateCommand {
             """,
         options: [
             CommonOptions.databaseURL,
-            OptionSpec("migrations-dir", help: "Folder of NNNN_name.sql files (default: SQL/migrations of this build).",
+            OptionSpec("migrations-dir",
+                       help: "Folder of NNNN_name.sql files (default: ../share/cardinal/migrations next to this executable's folder when installed, else SQL/migrations of the checkout it was built in).",
                        valueName: "path", environment: "CARDINAL_MIGRATIONS_DIR"),
             CommonOptions.format,
         ],
@@ -25,12 +26,13 @@ enum MigrateCommand {
         let directory: MigrationDirectory
         if let path = context.arguments.option("migrations-dir") {
             directory = MigrationDirectory(url: URL(fileURLWithPath: path))
-        } else if let located = MigrationDirectory.locate(executablePath: CommandLine.arguments[0]) {
+        } else if let located = MigrationDirectory.locate(executablePath: MigrationDirectory.currentExecutablePath) {
             directory = located
         } else {
-            throw context.arguments.usageError(
-                "cannot find the SQL/migrations folder next to this build; pass --migrations-dir"
-            )
+            throw context.arguments.usageError("""
+                cannot find the migrations: neither \(MigrationDirectory.installedRelativePath) next to this \
+                executable's folder (make install) nor SQL/migrations of a checkout above it; pass --migrations-dir
+                """)
         }
         let migrator = Migrator(connection: try context.connect(), migrations: try directory.load())
         if context.arguments.flag("status") {
