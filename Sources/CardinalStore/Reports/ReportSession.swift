@@ -38,7 +38,9 @@ public struct ReportSession {
     }
 
     /// The rows of `cardinal.unique_impressions` (see ``UniqueImpressionsQuery/run(_:by:)``).
-    public func uniqueImpressions(_ scope: ReportScope, by breakdown: ReportBreakdown? = nil) throws -> [UniqueImpressionsRow] {
+    public func uniqueImpressions(
+        _ scope: ReportScope, by breakdown: ReportBreakdown? = nil
+    ) throws -> [UniqueImpressionsRow] {
         try UniqueImpressionsQuery(connection: connection).run(scope, by: breakdown)
     }
 
