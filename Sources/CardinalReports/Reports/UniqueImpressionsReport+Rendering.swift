@@ -4,19 +4,26 @@ import CardinalStore
 extension UniqueImpressionsReport {
     /// The report in `format`: JSON is the contract of issue 4
     /// (`{"report":"unique-impressions","from","to","rows":[…]}`), with the breakdown as an extra member of
-    /// each row named after it (`"day"`, `"platform"`, …).
+    /// each row named after it (`"day"`, `"platform"`, …). Without rows the table and the page say so, naming
+    /// the scope; CSV keeps its header and JSON its empty `rows`.
     public func render(_ format: OutputFormat) -> String {
         switch format {
+        case .table where rows.isEmpty: emptyLine + "\n"
         case .table: table(exact: false).renderAligned()
         case .csv: table(exact: true).renderCSV()
         case .json: json.compactText + "\n"
         case .html:
             HTMLPage(
                 title: "Unique impressions",
-                notes: [ReportText.scopeLine(scope)],
-                sections: [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
+                notes: [ReportText.scopeLine(scope)] + (rows.isEmpty ? [emptyLine] : []),
+                sections: rows.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
             ).render()
         }
+    }
+
+    /// `No rows for app shop, every campaign, 2026-11-01 to 2026-11-30.`
+    private var emptyLine: String {
+        ReportText.nothing("rows", for: scope)
     }
 
     /// The JSON document.
