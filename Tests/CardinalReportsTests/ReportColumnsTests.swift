@@ -43,4 +43,14 @@ import Testing
         ])
         #expect(Self.columns.filter { $0.storedName == nil }.map(\.name) == ["breakdown"])
     }
+
+    @Test("Anomaly findings are kind and severity first in JSON and stored under app_name")
+    func anomalyNames() {
+        let columns = AnomalyFinding.columns
+        #expect(columns.all.map(\.name) == [
+            "kind", "severity", "app", "campaign_id", "channel", "platform", "sdk_version", "app_version", "evidence",
+            "likely_cause",
+        ])
+        #expect(columns.stored.compactMap(\.storedName)[2] == "app_name")
+    }
 }

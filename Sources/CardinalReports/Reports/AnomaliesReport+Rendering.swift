@@ -26,18 +26,7 @@ extension AnomaliesReport {
         ReportJSON.object([
             ("report", .string("anomalies")),
             ("findings", .array(findings.map { finding in
-                ReportJSON.object([
-                    ("kind", .string(finding.kind.rawValue)),
-                    ("severity", .string(finding.severity.rawValue)),
-                    ("app", .string(finding.app)),
-                    ("campaign_id", ReportJSON.string(finding.campaignID)),
-                    ("channel", ReportJSON.string(finding.channel)),
-                    ("platform", ReportJSON.string(finding.platform)),
-                    ("sdk_version", ReportJSON.string(finding.sdkVersion)),
-                    ("app_version", ReportJSON.string(finding.appVersion)),
-                    ("evidence", finding.evidence.json),
-                    ("likely_cause", .string(finding.likelyCause)),
-                ])
+                ReportJSON.object(AnomalyFinding.columns.jsonMembers(of: finding, breakdown: nil))
             })),
         ])
     }

@@ -106,4 +106,24 @@ extension ReportColumn {
             value: { ReportJSON.number($0[keyPath: keyPath]) }
         )
     }
+
+    /// A text column holding one of the raw values of `Value`.
+    /// - Parameters:
+    ///   - what: What the value is, for the ``ReportDecodingError`` of an unknown one.
+    ///   - expected: The values this version knows, for the same error.
+    static func enumeration<Value: RawRepresentable<String> & Sendable>(
+        _ name: String, _ keyPath: any WritableKeyPath<Row, Value> & Sendable, what: String, expected: String
+    ) -> ReportColumn {
+        ReportColumn(
+            name: name, kind: .text, sqlType: "text",
+            read: { row, result, index in
+                let text = try result.decode(String.self, at: index)
+                guard let value = Value(rawValue: text) else {
+                    throw ReportDecodingError(what: what, value: text, expected: expected)
+                }
+                row[keyPath: keyPath] = value
+            },
+            value: { .string($0[keyPath: keyPath].rawValue) }
+        )
+    }
 }

@@ -4,23 +4,14 @@ import PostgresClient
 
 /// The result rows of a run go to the database as one JSON array per table and are expanded there by
 /// `jsonb_to_recordset`: one statement per table however many rows, with every value typed by the
-/// column list. The JSON keys are the table's column names. Unique impressions take both from
-/// ``UniqueImpressionsRow/columns``.
+/// column list. The JSON keys are the table's column names. Unique impressions and anomalies take both
+/// from their column lists (``UniqueImpressionsRow/columns``, ``AnomalyFinding/columns``).
 extension ReportRunStore {
     static let insertUniqueImpressions = UniqueImpressionsRow.columns.insertStatement(
         into: "cardinal.report_unique_impressions"
     )
 
-    static let insertAnomalies = """
-        insert into cardinal.report_anomalies
-            (run_id, position, kind, severity, app_name, campaign_id, channel, platform, sdk_version, app_version,
-             evidence, likely_cause)
-        select $1, r.position, r.kind, r.severity, r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version,
-               r.app_version, r.evidence, r.likely_cause
-        from jsonb_to_recordset($2::jsonb) as r (
-            position integer, kind text, severity text, app_name text, campaign_id text, channel text,
-            platform text, sdk_version text, app_version text, evidence jsonb, likely_cause text)
-        """
+    static let insertAnomalies = AnomalyFinding.columns.insertStatement(into: "cardinal.report_anomalies")
 
     static let insertControl = """
         insert into cardinal.report_control
@@ -53,21 +44,7 @@ extension ReportRunStore {
     }
 
     static func json(_ findings: [AnomalyFinding]) -> PostgresJSON {
-        array(findings) { position, finding in
-            [
-                ("position", ReportJSON.integer(position)),
-                ("kind", .string(finding.kind.rawValue)),
-                ("severity", .string(finding.severity.rawValue)),
-                ("app_name", .string(finding.app)),
-                ("campaign_id", ReportJSON.string(finding.campaignID)),
-                ("channel", ReportJSON.string(finding.channel)),
-                ("platform", ReportJSON.string(finding.platform)),
-                ("sdk_version", ReportJSON.string(finding.sdkVersion)),
-                ("app_version", ReportJSON.string(finding.appVersion)),
-                ("evidence", finding.evidence.json),
-                ("likely_cause", .string(finding.likelyCause)),
-            ]
-        }
+        AnomalyFinding.columns.storedJSON(findings)
     }
 
     static func json(_ records: [ControlReportRecord]) -> PostgresJSON {
