@@ -1,5 +1,6 @@
 import ArgumentKit
 import CardinalReports
+import CardinalStore
 import Foundation
 import PostgresClient
 
@@ -17,13 +18,9 @@ struct CommandContext {
         return try PostgresConnection(connectionString: url)
     }
 
-    /// Opens the database for a report. The report functions are costed high enough that PostgreSQL's JIT
-    /// compiles them on every call, which took 2.6 s of an 11 s anomalies report over 10 M events and gains
-    /// nothing back on queries of this shape; a `SET` clause on the functions would stop them being inlined.
-    func connectForReports() throws -> PostgresConnection {
-        let connection = try connect()
-        try connection.execute("set jit = off")
-        return connection
+    /// Opens the database for a report: a session set up by the store for the report functions.
+    func connectForReports() throws -> ReportSession {
+        try ReportSession(connection: try connect())
     }
 
     /// The `--format` chosen, table by default.

@@ -7,7 +7,7 @@ import Testing
 @Suite struct AnomaliesTests {
     private func findings(_ scenario: ReportScenario, _ from: Int, _ to: Int) throws -> [AnomalyFinding] {
         try AnomaliesReport.run(
-            connection: scenario.connection, scope: scenario.scope(from, to), asOf: scenario.time(30, "00:00")
+            session: scenario.session, scope: scenario.scope(from, to), asOf: scenario.time(30, "00:00")
         ).findings
     }
 
@@ -261,12 +261,12 @@ import Testing
         }
         try scenario.write(events)
         let report = try AnomaliesReport.run(
-            connection: scenario.connection, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
         )
         #expect(report.findings == [])
         // The split was checked (10 against 10) rather than skipped.
         let control = try ControlReport.run(
-            connection: scenario.connection, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
         )
         #expect(control.campaigns.first?.sampleRatio.check?.mismatch == false)
     }

@@ -142,7 +142,7 @@ import Testing
         }
         try scenario.write(events)
         let report = try ControlReport.run(
-            connection: scenario.connection, scope: scenario.scope(10, 11), asOf: scenario.time(20, "00:00")
+            session: scenario.session, scope: scenario.scope(10, 11), asOf: scenario.time(20, "00:00")
         )
         #expect(report.campaigns.count == 1)
         let campaign = try #require(report.campaigns.first)

@@ -34,7 +34,7 @@ import Testing
             event(.click, at: scenario.time(10, "01:01"), user: "u1"),
             event(.send, .push, at: scenario.time(10, "01:00"), user: "u1", campaign: "p1", variant: nil),
         ])
-        let report = try UniqueImpressionsReport.run(connection: scenario.connection, scope: scenario.scope(10, 10))
+        let report = try UniqueImpressionsReport.run(session: scenario.session, scope: scenario.scope(10, 10))
         let document = try object(JSONValue.parse(report.render(.json)))
         #expect(document.members.map(\.key) == ["report", "from", "to", "rows"])
         #expect(document["report"] == .string("unique-impressions"))
@@ -63,7 +63,7 @@ import Testing
         defer { scenario.drop() }
         try scenario.write([event(.dismissal, at: scenario.time(10, "01:00"), user: "u1")])
         let report = try AnomaliesReport.run(
-            connection: scenario.connection, scope: scenario.scope(10, 10), asOf: scenario.time(20, "00:00")
+            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(20, "00:00")
         )
         let document = try object(JSONValue.parse(report.render(.json)))
         #expect(document.members.map(\.key) == ["report", "findings"])
@@ -94,7 +94,7 @@ import Testing
         events.append(event(.conversion, at: scenario.time(10, "02:00"), user: "v0", conversion: "purchase"))
         try scenario.write(events)
         let report = try ControlReport.run(
-            connection: scenario.connection, scope: scenario.scope(10, 10), asOf: scenario.time(20, "00:00")
+            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(20, "00:00")
         )
         let document = try object(JSONValue.parse(report.render(.json)))
         #expect(document.members.map(\.key) == ["report", "campaigns"])

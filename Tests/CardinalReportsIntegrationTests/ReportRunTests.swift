@@ -27,8 +27,8 @@ import Testing
         defer { scenario.drop() }
         try seed(scenario)
         let scope = scenario.scope(10, 11)
-        let first = try ScheduledReportRun.perform(connection: scenario.connection, scope: scope, asOf: scenario.time(20, "00:00"))
-        let second = try ScheduledReportRun.perform(connection: scenario.connection, scope: scope, asOf: scenario.time(20, "00:00"))
+        let first = try ScheduledReportRun.perform(session: scenario.session, scope: scope, asOf: scenario.time(20, "00:00"))
+        let second = try ScheduledReportRun.perform(session: scenario.session, scope: scope, asOf: scenario.time(20, "00:00"))
         #expect(second.runID > first.runID)
 
         let run = try #require(try ReportRunStore(connection: scenario.connection).run(id: second.runID))
@@ -86,12 +86,12 @@ import Testing
         defer { scenario.drop() }
         try seed(scenario)
         let good = try ScheduledReportRun.perform(
-            connection: scenario.connection, scope: scenario.scope(10, 11), asOf: scenario.time(20, "00:00")
+            session: scenario.session, scope: scenario.scope(10, 11), asOf: scenario.time(20, "00:00")
         )
         // A range that ends before it starts fails inside the SQL functions, after the run was recorded.
         #expect(throws: PostgresError.self) {
             try ScheduledReportRun.perform(
-                connection: scenario.connection, scope: scenario.scope(11, 10), asOf: scenario.time(20, "00:00")
+                session: scenario.session, scope: scenario.scope(11, 10), asOf: scenario.time(20, "00:00")
             )
         }
         let rows = try scenario.connection.query(

@@ -20,6 +20,8 @@ final class ReportScenario {
 
     let database: TestDatabase
     let connection: PostgresConnection
+    /// The same connection, set up for the report functions.
+    let session: ReportSession
     let app: App
     /// Day 0 of the scenario, 00:00 UTC.
     let baseDay: ReportDate
@@ -29,6 +31,7 @@ final class ReportScenario {
         database = try TestDatabase.migrated(prefix: "reports")
         do {
             connection = try database.connect()
+            session = try ReportSession(connection: connection)
             app = try AppStore(connection: connection).create(name: Self.appName, reportTimeZone: Self.timeZone)
             writer = EventWriter(connection: try database.connect())
         } catch {

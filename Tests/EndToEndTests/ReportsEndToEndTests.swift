@@ -166,4 +166,18 @@ import Testing
         #expect(finding["evidence"] is [String: Any])
         #expect(!(finding["likely_cause"] as? String ?? "").isEmpty)
     }
+
+    @Test("report tables of an app without events say there is nothing for it instead of printing a bare header")
+    func emptyReportTables() throws {
+        let fixture = try IngestFixture()
+        func table(_ name: String) throws -> String {
+            try CardinalCLI.succeed([
+                "report", name, "--app", IngestFixture.appName, "--from", Self.yesterday, "--to", Self.yesterday,
+                "--database-url", fixture.database.url,
+            ])
+        }
+        let covered = "app \(IngestFixture.appName), every campaign, \(Self.yesterday) to \(Self.yesterday)."
+        #expect(try table("unique-impressions") == "No rows for \(covered)\n")
+        #expect(try table("anomalies") == "No findings for \(covered)\n")
+    }
 }

@@ -23,6 +23,19 @@ enum CellFormat {
         value.map { String(format: "%.4g", $0) }
     }
 
+    /// The cell of `column` in `row`: the JSON value's text (so CSV matches the JSON output digit for digit),
+    /// rates rounded to 4 decimals unless `exact`; empty for `null`.
+    static func cell<Row>(_ column: ReportColumn<Row>, of row: Row, exact: Bool) -> String? {
+        switch column.json(row) {
+        case .null: nil
+        case .string(let text): text
+        case .bool(let value): value ? "true" : "false"
+        case .number(let text) where column.kind == .rate && !exact: fixed(Double(text))
+        case .number(let text): text
+        case let value: value.compactText
+        }
+    }
+
     /// An interval as `[lower, upper]` with 4 decimals; empty for undefined.
     static func interval(_ lower: Double?, _ upper: Double?) -> String? {
         guard let lower = fixed(lower), let upper = fixed(upper) else {

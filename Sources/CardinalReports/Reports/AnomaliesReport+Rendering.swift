@@ -3,16 +3,20 @@ import CardinalStore
 
 extension AnomaliesReport {
     /// The report in `format`: JSON is the contract of issue 4 (`{"report":"anomalies","findings":[…]}`).
+    /// Without findings the table and the page say so, naming the scope; CSV keeps its header and JSON its
+    /// empty `findings`.
     public func render(_ format: OutputFormat) -> String {
+        let emptyLine = ReportText.nothing("findings", for: scope)
         switch format {
-        case .table: table.renderAligned()
-        case .csv: table.renderCSV()
-        case .json: json.compactText + "\n"
+        case .table where findings.isEmpty: return emptyLine + "\n"
+        case .table: return table.renderAligned()
+        case .csv: return table.renderCSV()
+        case .json: return json.compactText + "\n"
         case .html:
-            HTMLPage(
+            return HTMLPage(
                 title: "Integration anomalies",
-                notes: [ReportText.scopeLine(scope), ReportText.count(findings.count, "finding")],
-                sections: [HTMLPage.Section(heading: nil, body: table.renderHTMLTable())]
+                notes: [ReportText.scopeLine(scope), findings.isEmpty ? emptyLine : ReportText.count(findings.count, "finding")],
+                sections: findings.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table.renderHTMLTable())]
             ).render()
         }
     }
@@ -22,18 +26,7 @@ extension AnomaliesReport {
         ReportJSON.object([
             ("report", .string("anomalies")),
             ("findings", .array(findings.map { finding in
-                ReportJSON.object([
-                    ("kind", .string(finding.kind.rawValue)),
-                    ("severity", .string(finding.severity.rawValue)),
-                    ("app", .string(finding.app)),
-                    ("campaign_id", ReportJSON.string(finding.campaignID)),
-                    ("channel", ReportJSON.string(finding.channel)),
-                    ("platform", ReportJSON.string(finding.platform)),
-                    ("sdk_version", ReportJSON.string(finding.sdkVersion)),
-                    ("app_version", ReportJSON.string(finding.appVersion)),
-                    ("evidence", finding.evidence.json),
-                    ("likely_cause", .string(finding.likelyCause)),
-                ])
+                ReportJSON.object(AnomalyFinding.columns.jsonMembers(of: finding, breakdown: nil))
             })),
         ])
     }

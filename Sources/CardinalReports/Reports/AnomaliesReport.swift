@@ -1,6 +1,5 @@
 public import CardinalStore
 public import Foundation
-public import PostgresClient
 
 /// The anomalies report: the integration-health findings of `cardinal.anomalies` and the sample ratio
 /// mismatches of the control report, most severe first.
@@ -22,20 +21,20 @@ public struct AnomaliesReport: Sendable, Equatable {
     ///   - conversion: The conversion event for the control report, instead of each campaign's setting.
     ///   - window: The conversion window for the control report, instead of each campaign's setting.
     public static func run(
-        connection: PostgresConnection, scope: ReportScope, asOf: Date, conversion: String? = nil,
+        session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
         window: ConversionWindow? = nil
     ) throws -> AnomaliesReport {
         let control = try ControlReport.run(
-            connection: connection, scope: scope, asOf: asOf, conversion: conversion, window: window
+            session: session, scope: scope, asOf: asOf, conversion: conversion, window: window
         )
-        return try run(connection: connection, scope: scope, control: control)
+        return try run(session: session, scope: scope, control: control)
     }
 
     /// Computes the report with the sample ratio findings of a control report already computed for `scope`.
     public static func run(
-        connection: PostgresConnection, scope: ReportScope, control: ControlReport
+        session: ReportSession, scope: ReportScope, control: ControlReport
     ) throws -> AnomaliesReport {
-        let findings = try AnomaliesQuery(connection: connection).run(scope)
+        let findings = try session.anomalies(scope)
         return AnomaliesReport(scope: scope, findings: findings + control.sampleRatioFindings)
     }
 

@@ -4,20 +4,24 @@ import Foundation
 
 extension ControlReport {
     /// The report in `format`: JSON is the contract of issue 4 (`{"report":"control","campaigns":[…]}`), with
-    /// `null` for every undefined statistic and for a skipped sample ratio check.
+    /// `null` for every undefined statistic and for a skipped sample ratio check. Without a campaign to show
+    /// the table and the page say so, naming the scope; CSV keeps its header and JSON its empty `campaigns`.
     public func render(_ format: OutputFormat) -> String {
+        let emptyLine = ReportText.nothing("campaigns with a conversion event or a control arm", for: scope)
         switch format {
-        case .table: table(exact: false).renderAligned()
-        case .csv: table(exact: true).renderCSV()
-        case .json: json.compactText + "\n"
+        case .table where campaigns.isEmpty: return emptyLine + "\n"
+        case .table: return table(exact: false).renderAligned()
+        case .csv: return table(exact: true).renderCSV()
+        case .json: return json.compactText + "\n"
         case .html:
-            HTMLPage(
+            return HTMLPage(
                 title: "Control groups",
                 notes: [ReportText.scopeLine(scope), "Matured users as of \(ReportText.timestamp(asOf))."]
+                    + (campaigns.isEmpty ? [emptyLine] : [])
                     + campaigns.compactMap { campaign in
                         campaign.sampleRatioSkipped.map { "\(campaign.campaignID): sample ratio check skipped: \($0)." }
                     },
-                sections: [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
+                sections: campaigns.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
             ).render()
         }
     }

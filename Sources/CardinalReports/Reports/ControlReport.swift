@@ -1,6 +1,5 @@
 public import CardinalStore
 public import Foundation
-public import PostgresClient
 
 /// The control-group report: per campaign, matured users and converters per arm from `cardinal.control_arms`,
 /// each variant against control (``ControlStatistics``), and a sample ratio check against the expected split
@@ -33,12 +32,12 @@ public struct ControlReport: Sendable, Equatable {
     ///   - window: The conversion window for every campaign, instead of each one's setting.
     /// - Throws: `PostgresError`, ``ReportDecodingError``.
     public static func run(
-        connection: PostgresConnection, scope: ReportScope, asOf: Date, conversion: String? = nil,
+        session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
         window: ConversionWindow? = nil
     ) throws -> ControlReport {
-        let rows = try ControlArmsQuery(connection: connection).run(scope, asOf: asOf, conversion: conversion, window: window)
+        let rows = try session.controlArms(scope, asOf: asOf, conversion: conversion, window: window)
         var splits: [CampaignKey: ExpectedSplit] = [:]
-        for settings in try CampaignSettingsStore(connection: connection).list(app: scope.app) {
+        for settings in try session.campaignSettings(app: scope.app) {
             splits[CampaignKey(app: settings.app, campaignID: settings.campaignID)] = settings.expectedSplit
         }
         return ControlReport(scope: scope, asOf: asOf, allCampaigns: build(rows: rows, splits: splits, asOf: asOf))

@@ -1,6 +1,5 @@
 public import CardinalStore
 public import Foundation
-public import PostgresClient
 
 /// The scheduled job, `cardinal report run`: computes the three reports for the recent window and stores them,
 /// stamped with a run in `cardinal.report_runs`, so that psql users and dashboards read the `latest_*` views
@@ -19,18 +18,18 @@ public struct ScheduledReportRun: Sendable, Equatable {
     /// succeeded in one transaction. On any failure the run is marked failed with the error, and the error is
     /// rethrown; nothing of the run's results is stored then.
     /// - Parameters:
-    ///   - connection: A connection that is not inside a transaction.
+    ///   - session: A session whose connection is not inside a transaction.
     ///   - scope: The app (or all), the report days and test events; the campaign is normally `nil`.
     ///   - asOf: The maturity cut-off of the control report.
     public static func perform(
-        connection: PostgresConnection, scope: ReportScope, asOf: Date
+        session: ReportSession, scope: ReportScope, asOf: Date
     ) throws -> ScheduledReportRun {
-        let store = ReportRunStore(connection: connection)
+        let store = session.runs
         let runID = try store.begin(scope: scope, asOf: asOf)
         do {
-            let uniqueImpressions = try UniqueImpressionsReport.run(connection: connection, scope: scope)
-            let control = try ControlReport.run(connection: connection, scope: scope, asOf: asOf)
-            let anomalies = try AnomaliesReport.run(connection: connection, scope: scope, control: control)
+            let uniqueImpressions = try UniqueImpressionsReport.run(session: session, scope: scope)
+            let control = try ControlReport.run(session: session, scope: scope, asOf: asOf)
+            let anomalies = try AnomaliesReport.run(session: session, scope: scope, control: control)
             try store.finish(
                 runID: runID, uniqueImpressions: uniqueImpressions.rows, anomalies: anomalies.findings,
                 control: control.records

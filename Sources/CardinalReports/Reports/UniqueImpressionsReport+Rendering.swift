@@ -4,19 +4,26 @@ import CardinalStore
 extension UniqueImpressionsReport {
     /// The report in `format`: JSON is the contract of issue 4
     /// (`{"report":"unique-impressions","from","to","rows":[…]}`), with the breakdown as an extra member of
-    /// each row named after it (`"day"`, `"platform"`, …).
+    /// each row named after it (`"day"`, `"platform"`, …). Without rows the table and the page say so, naming
+    /// the scope; CSV keeps its header and JSON its empty `rows`.
     public func render(_ format: OutputFormat) -> String {
         switch format {
+        case .table where rows.isEmpty: emptyLine + "\n"
         case .table: table(exact: false).renderAligned()
         case .csv: table(exact: true).renderCSV()
         case .json: json.compactText + "\n"
         case .html:
             HTMLPage(
                 title: "Unique impressions",
-                notes: [ReportText.scopeLine(scope)],
-                sections: [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
+                notes: [ReportText.scopeLine(scope)] + (rows.isEmpty ? [emptyLine] : []),
+                sections: rows.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
             ).render()
         }
+    }
+
+    /// `No rows for app shop, every campaign, 2026-11-01 to 2026-11-30.`
+    private var emptyLine: String {
+        ReportText.nothing("rows", for: scope)
     }
 
     /// The JSON document.
@@ -30,41 +37,19 @@ extension UniqueImpressionsReport {
     }
 
     private func rowJSON(_ row: UniqueImpressionsRow) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("app", .string(row.app)),
-            ("campaign_id", ReportJSON.string(row.campaignID)),
-            ("canvas_step_id", ReportJSON.string(row.canvasStepID)),
-            ("variant_id", ReportJSON.string(row.variantID)),
-            ("channel", .string(row.channel)),
-        ]
-        if let breakdown {
-            members.append((breakdown.rawValue, ReportJSON.string(row.breakdown)))
-        }
-        members += row.figureMembers
-        return ReportJSON.object(members)
+        ReportJSON.object(UniqueImpressionsRow.columns.jsonMembers(of: row, breakdown: breakdown))
     }
 
-    /// The rows as a table; `exact` keeps every digit of the rates (CSV), otherwise 4 decimals.
+    /// The rows as a table, one column per column of ``UniqueImpressionsRow/columns`` (the breakdown only with
+    /// one); `exact` keeps every digit of the rates (CSV), otherwise 4 decimals.
     func table(exact: Bool) -> TextTable {
-        let style = CellStyle(exact: exact)
-        var header = ["app", "campaign_id", "canvas_id", "canvas_step_id", "variant_id", "channel"]
-        if let breakdown {
-            header.append(breakdown.rawValue)
+        let columns = UniqueImpressionsRow.columns
+        let shown = columns.all.compactMap { column in
+            columns.shownName(of: column, breakdown: breakdown).map { (name: $0, column: column) }
         }
-        header += [
-            "impressions", "unique_impressions", "unique_daily_impressions", "unique_recipients", "clicks",
-            "unique_clicks", "dismissals", "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate",
-            "unique_dismissal_rate",
-        ]
-        return TextTable(header: header, rows: rows.map { row in
-            var cells: [String?] = [row.app, row.campaignID, row.canvasID, row.canvasStepID, row.variantID, row.channel]
-            if breakdown != nil {
-                cells.append(row.breakdown)
-            }
-            cells += [row.impressions, row.uniqueImpressions, row.uniqueDailyImpressions, row.uniqueRecipients,
-                      row.clicks, row.uniqueClicks, row.dismissals, row.uniqueDismissals].map { String($0) }
-            cells += [row.clickRate, row.uniqueClickRate, row.dismissalRate, row.uniqueDismissalRate].map(style.rate)
-            return cells
-        })
+        return TextTable(
+            header: shown.map(\.name),
+            rows: rows.map { row in shown.map { CellFormat.cell($0.column, of: row, exact: exact) } }
+        )
     }
 }

@@ -1,5 +1,4 @@
 public import CardinalStore
-public import PostgresClient
 
 /// The unique-impressions report: impressions, uniques, recipients, clicks and dismissals with their rates,
 /// per app × campaign (or canvas step) × variant × channel, computed by `cardinal.unique_impressions`.
@@ -21,12 +20,12 @@ public struct UniqueImpressionsReport: Sendable, Equatable {
     /// Computes the report.
     /// - Throws: `PostgresError`, e.g. SQLSTATE 22023 when `scope.from` is after `scope.to`.
     public static func run(
-        connection: PostgresConnection, scope: ReportScope, by breakdown: ReportBreakdown? = nil
+        session: ReportSession, scope: ReportScope, by breakdown: ReportBreakdown? = nil
     ) throws -> UniqueImpressionsReport {
         UniqueImpressionsReport(
             scope: scope,
             breakdown: breakdown,
-            rows: try UniqueImpressionsQuery(connection: connection).run(scope, by: breakdown)
+            rows: try session.uniqueImpressions(scope, by: breakdown)
         )
     }
 }

@@ -4,35 +4,14 @@ import PostgresClient
 
 /// The result rows of a run go to the database as one JSON array per table and are expanded there by
 /// `jsonb_to_recordset`: one statement per table however many rows, with every value typed by the
-/// column list below. The JSON keys are the table's column names.
+/// column list. The JSON keys are the table's column names. Unique impressions and anomalies take both
+/// from their column lists (``UniqueImpressionsRow/columns``, ``AnomalyFinding/columns``).
 extension ReportRunStore {
-    static let insertUniqueImpressions = """
-        insert into cardinal.report_unique_impressions
-            (run_id, position, app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel,
-             impressions, unique_impressions, unique_daily_impressions, unique_recipients, clicks, unique_clicks,
-             dismissals, unique_dismissals, click_rate, unique_click_rate, dismissal_rate, unique_dismissal_rate)
-        select $1, r.position, r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel,
-               r.impressions, r.unique_impressions, r.unique_daily_impressions, r.unique_recipients, r.clicks,
-               r.unique_clicks, r.dismissals, r.unique_dismissals, r.click_rate, r.unique_click_rate,
-               r.dismissal_rate, r.unique_dismissal_rate
-        from jsonb_to_recordset($2::jsonb) as r (
-            position integer, app_name text, campaign_id text, canvas_id text, canvas_step_id text, variant_id text,
-            channel text, impressions bigint, unique_impressions bigint, unique_daily_impressions bigint,
-            unique_recipients bigint, clicks bigint, unique_clicks bigint, dismissals bigint,
-            unique_dismissals bigint, click_rate double precision, unique_click_rate double precision,
-            dismissal_rate double precision, unique_dismissal_rate double precision)
-        """
+    static let insertUniqueImpressions = UniqueImpressionsRow.columns.insertStatement(
+        into: "cardinal.report_unique_impressions"
+    )
 
-    static let insertAnomalies = """
-        insert into cardinal.report_anomalies
-            (run_id, position, kind, severity, app_name, campaign_id, channel, platform, sdk_version, app_version,
-             evidence, likely_cause)
-        select $1, r.position, r.kind, r.severity, r.app_name, r.campaign_id, r.channel, r.platform, r.sdk_version,
-               r.app_version, r.evidence, r.likely_cause
-        from jsonb_to_recordset($2::jsonb) as r (
-            position integer, kind text, severity text, app_name text, campaign_id text, channel text,
-            platform text, sdk_version text, app_version text, evidence jsonb, likely_cause text)
-        """
+    static let insertAnomalies = AnomalyFinding.columns.insertStatement(into: "cardinal.report_anomalies")
 
     static let insertControl = """
         insert into cardinal.report_control
@@ -61,35 +40,11 @@ extension ReportRunStore {
         """
 
     static func json(_ rows: [UniqueImpressionsRow]) -> PostgresJSON {
-        array(rows) { position, row in
-            [
-                ("position", ReportJSON.integer(position)),
-                ("app_name", .string(row.app)),
-                ("campaign_id", ReportJSON.string(row.campaignID)),
-                ("canvas_id", ReportJSON.string(row.canvasID)),
-                ("canvas_step_id", ReportJSON.string(row.canvasStepID)),
-                ("variant_id", ReportJSON.string(row.variantID)),
-                ("channel", .string(row.channel)),
-            ] + row.figureMembers
-        }
+        UniqueImpressionsRow.columns.storedJSON(rows)
     }
 
     static func json(_ findings: [AnomalyFinding]) -> PostgresJSON {
-        array(findings) { position, finding in
-            [
-                ("position", ReportJSON.integer(position)),
-                ("kind", .string(finding.kind.rawValue)),
-                ("severity", .string(finding.severity.rawValue)),
-                ("app_name", .string(finding.app)),
-                ("campaign_id", ReportJSON.string(finding.campaignID)),
-                ("channel", ReportJSON.string(finding.channel)),
-                ("platform", ReportJSON.string(finding.platform)),
-                ("sdk_version", ReportJSON.string(finding.sdkVersion)),
-                ("app_version", ReportJSON.string(finding.appVersion)),
-                ("evidence", finding.evidence.json),
-                ("likely_cause", .string(finding.likelyCause)),
-            ]
-        }
+        AnomalyFinding.columns.storedJSON(findings)
     }
 
     static func json(_ records: [ControlReportRecord]) -> PostgresJSON {

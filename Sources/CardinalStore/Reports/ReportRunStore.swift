@@ -53,6 +53,23 @@ public struct ReportRunStore {
         }
     }
 
+    /// The unique-impressions rows stored by run `runID`, in report order (no breakdown: runs store none).
+    public func uniqueImpressions(runID: Int64) throws -> [UniqueImpressionsRow] {
+        let columns = UniqueImpressionsRow.columns
+        return try connection.query(
+            "select \(columns.storedList) from cardinal.report_unique_impressions where run_id = $1 order by position",
+            [runID]
+        ).map(columns.decodeStored)
+    }
+
+    /// The findings stored by run `runID`, most severe first.
+    public func anomalies(runID: Int64) throws -> [AnomalyFinding] {
+        let columns = AnomalyFinding.columns
+        return try connection.query(
+            "select \(columns.storedList) from cardinal.report_anomalies where run_id = $1 order by position", [runID]
+        ).map(columns.decodeStored)
+    }
+
     /// Marks a run failed with the reason; its results, if any were being stored, were rolled back.
     public func fail(runID: Int64, error: String) throws {
         try connection.execute(

@@ -2,7 +2,6 @@ import ArgumentKit
 import CardinalReports
 import CardinalStore
 import Foundation
-import PostgresClient
 
 /// `cardinal report …`: the three reports, printed, and the scheduled job that stores them.
 enum ReportCommand {
@@ -71,10 +70,10 @@ enum ReportCommand {
     static func uniqueImpressions(_ context: CommandContext) throws {
         let arguments = context.arguments
         let scope = try ReportOptions.scope(arguments)
-        let connection = try context.connectForReports()
-        try checkApp(scope, connection)
+        let session = try context.connectForReports()
+        try checkApp(scope, session)
         let report = try UniqueImpressionsReport.run(
-            connection: connection, scope: scope, by: arguments.option("by").flatMap(ReportBreakdown.init(rawValue:))
+            session: session, scope: scope, by: arguments.option("by").flatMap(ReportBreakdown.init(rawValue:))
         )
         context.print(report.render(context.format))
     }
@@ -83,7 +82,7 @@ enum ReportCommand {
         let arguments = context.arguments
         let inputs = try ConversionReportInputs(context)
         let report = try AnomaliesReport.run(
-            connection: inputs.connection, scope: inputs.scope, asOf: inputs.asOf,
+            session: inputs.session, scope: inputs.scope, asOf: inputs.asOf,
             conversion: arguments.option("conversion"), window: inputs.window
         )
         context.print(report.render(context.format))
@@ -96,7 +95,7 @@ enum ReportCommand {
         let arguments = context.arguments
         let inputs = try ConversionReportInputs(context)
         let report = try ControlReport.run(
-            connection: inputs.connection, scope: inputs.scope, asOf: inputs.asOf,
+            session: inputs.session, scope: inputs.scope, asOf: inputs.asOf,
             conversion: arguments.option("conversion"), window: inputs.window
         )
         for campaign in report.campaigns where campaign.conversionEvent == nil {
@@ -115,9 +114,9 @@ enum ReportCommand {
         let arguments = context.arguments
         let scope = try ReportOptions.runScope(arguments)
         let asOf = try ReportOptions.asOf(arguments)
-        let connection = try context.connectForReports()
-        try checkApp(scope, connection)
-        let run = try ScheduledReportRun.perform(connection: connection, scope: scope, asOf: asOf)
+        let session = try context.connectForReports()
+        try checkApp(scope, session)
+        let run = try ScheduledReportRun.perform(session: session, scope: scope, asOf: asOf)
         let findings = run.anomalies.findings
         let critical = findings.filter { $0.severity == .critical }.count
         context.warn("""
@@ -132,26 +131,26 @@ enum ReportCommand {
     }
 
     /// What the reports built on the control arms (anomalies, control) read from the command line, and their
-    /// connection, with the app checked.
+    /// session, with the app checked.
     private struct ConversionReportInputs {
         let scope: ReportScope
         let asOf: Date
         let window: ConversionWindow?
-        let connection: PostgresConnection
+        let session: ReportSession
 
         init(_ context: CommandContext) throws {
             scope = try ReportOptions.scope(context.arguments)
             asOf = try ReportOptions.asOf(context.arguments)
             window = try ReportOptions.window(context.arguments)
-            connection = try context.connectForReports()
-            try checkApp(scope, connection)
+            session = try context.connectForReports()
+            try checkApp(scope, session)
         }
     }
 
     /// An app that does not exist would give an empty report that looks like a quiet one.
-    private static func checkApp(_ scope: ReportScope, _ connection: PostgresConnection) throws {
+    private static func checkApp(_ scope: ReportScope, _ session: ReportSession) throws {
         if let app = scope.app {
-            _ = try AppStore(connection: connection).find(name: app)
+            try session.requireApp(named: app)
         }
     }
 }

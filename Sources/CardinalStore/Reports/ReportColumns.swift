@@ -1,0 +1,92 @@
+public import CardinalCore
+import PostgresClient
+
+/// The columns of one report's rows in order, and everything derived from them: the select list of the SQL
+/// function, the decoding of its rows, the JSON members, and the insert of a stored run.
+public struct ReportColumns<Row: Sendable>: Sendable {
+    /// The columns in order: the SQL select list, the JSON members and the table columns all follow it.
+    public let all: [ReportColumn<Row>]
+    /// A row with every column still to be set; decoding starts from it.
+    private let blank: Row
+
+    init(_ all: [ReportColumn<Row>], blank: Row) {
+        self.all = all
+        self.blank = blank
+    }
+
+    /// The columns a stored run keeps, in order.
+    public var stored: [ReportColumn<Row>] {
+        all.filter { $0.storedName != nil }
+    }
+
+    /// `app_name, campaign_id, …`: the select list over the SQL function's result.
+    var resultList: String {
+        all.map(\.resultName).joined(separator: ", ")
+    }
+
+    /// `app_name, campaign_id, …`: the select list over the stored-run table.
+    var storedList: String {
+        stored.compactMap(\.storedName).joined(separator: ", ")
+    }
+
+    /// A row of the SQL function's result selected with ``resultList``.
+    func decodeResult(_ result: PostgresRow) throws -> Row {
+        try decode(result, columns: all)
+    }
+
+    /// A row of the stored-run table selected with ``storedList``; columns that are not stored keep the
+    /// blank row's value.
+    func decodeStored(_ result: PostgresRow) throws -> Row {
+        try decode(result, columns: stored)
+    }
+
+    private func decode(_ result: PostgresRow, columns: [ReportColumn<Row>]) throws -> Row {
+        var row = blank
+        for (index, column) in columns.enumerated() {
+            try column.decode(into: &row, from: result, at: index)
+        }
+        return row
+    }
+
+    /// The row's members of the JSON output, in order; the breakdown column is named after `breakdown`, and
+    /// left out without one.
+    public func jsonMembers(of row: Row, breakdown: ReportBreakdown?) -> [(String, JSONValue)] {
+        all.compactMap { column in
+            guard column.inJSON, let name = shownName(of: column, breakdown: breakdown) else {
+                return nil
+            }
+            return (name, column.json(row))
+        }
+    }
+
+    /// The name a column is shown under: its own, or for the breakdown column the breakdown's (`day`); `nil`
+    /// for the breakdown column without a breakdown.
+    public func shownName(of column: ReportColumn<Row>, breakdown: ReportBreakdown?) -> String? {
+        column.kind == .breakdown ? breakdown?.rawValue : column.name
+    }
+
+    /// `insert into <table> (run_id, position, …) select $1, r.position, r.… from jsonb_to_recordset($2) …`: one
+    /// statement per table however many rows, every value typed by the column list, the JSON keys being
+    /// the table's column names (see ``storedJSON(_:)``).
+    func insertStatement(into table: String) -> String {
+        let names = stored.compactMap(\.storedName)
+        return """
+            insert into \(table) (run_id, position, \(names.joined(separator: ", ")))
+            select $1, r.position, \(names.map { "r." + $0 }.joined(separator: ", "))
+            from jsonb_to_recordset($2::jsonb) as r (
+                position integer, \(stored.map { "\($0.storedName ?? "") \($0.sqlType)" }.joined(separator: ", ")))
+            """
+    }
+
+    /// The rows as the `$2` of ``insertStatement(into:)``: one object per row keyed by stored column name,
+    /// positions counting from 1.
+    func storedJSON(_ rows: [Row]) -> PostgresJSON {
+        let objects = rows.enumerated().map { offset, row in
+            ReportJSON.object(
+                [("position", ReportJSON.integer(offset + 1))]
+                    + stored.map { ($0.storedName ?? "", $0.json(row)) }
+            )
+        }
+        return PostgresJSON(text: JSONValue.array(objects).compactText)
+    }
+}

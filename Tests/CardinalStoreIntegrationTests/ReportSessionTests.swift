@@ -1,0 +1,27 @@
+import CardinalStore
+import PostgresClient
+import Testing
+import TestSupport
+
+@Suite struct ReportSessionTests {
+    @Test("A report session turns JIT off on the connection it is given")
+    func jitOff() throws {
+        let database = try TestDatabase.migrated(prefix: "session")
+        defer { database.drop() }
+        let connection = try database.connect()
+        try connection.execute("set jit = on")
+        _ = try ReportSession(connection: connection)
+        #expect(try connection.query("show jit")[0].decode(String.self, at: 0) == "off")
+    }
+
+    @Test("A report session refuses an app that does not exist rather than giving an empty report")
+    func unknownApp() throws {
+        let database = try TestDatabase.migrated(prefix: "session")
+        defer { database.drop() }
+        let connection = try database.connect()
+        _ = try AppStore(connection: connection).create(name: "shop", reportTimeZone: "UTC")
+        let session = try ReportSession(connection: connection)
+        #expect(try session.requireApp(named: "shop").name == "shop")
+        #expect(throws: StoreError.self) { try session.requireApp(named: "nope") }
+    }
+}
