@@ -9,7 +9,7 @@ enum IngestResponse {
         let errors = rejections.map { rejection in
             JSONValue.object(JSONObject([
                 "index": .number(String(rejection.index)),
-                "id": rejection.id.map(JSONValue.string) ?? .null,
+                "id": rejection.id.map { .string(echoed($0)) } ?? .null,
                 "code": .string(rejection.code.rawValue),
                 "message": .string(rejection.message),
             ]))
@@ -33,6 +33,16 @@ enum IngestResponse {
             response.headers.add(name: "Retry-After", value: String(retryAfterSeconds))
         }
         return response
+    }
+
+    /// The longest event id echoed in `errors`, in Unicode scalars; a longer one is cut there and ends in `…`.
+    static let maxEchoedIDLength = 64
+
+    /// `id` as echoed in an error: an id is not a UUID when it is rejected, and may be of any length.
+    static func echoed(_ id: String) -> String {
+        let scalars = id.unicodeScalars
+        guard scalars.count > maxEchoedIDLength else { return id }
+        return String(String.UnicodeScalarView(scalars.prefix(maxEchoedIDLength))) + "…"
     }
 
     /// The answer for a submission that was not written.
