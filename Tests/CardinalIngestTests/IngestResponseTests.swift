@@ -33,7 +33,7 @@ import Testing
 
     @Test("Every write failure that is worth retrying is a 503 with Retry-After; a refused batch is a 500")
     func failureStatuses() {
-        for failure in [WriteFailure.databaseUnavailable, .queueFull, .timedOut, .shuttingDown] {
+        for failure in [WriteFailure.databaseUnavailable, .notReplicated, .queueFull, .timedOut, .shuttingDown] {
             let response = IngestResponse.failure(failure)
             #expect(response.status == 503)
             #expect(response.headers["Retry-After"] != nil)

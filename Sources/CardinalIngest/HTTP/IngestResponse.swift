@@ -52,6 +52,11 @@ enum IngestResponse {
             error(503, code: "database_unavailable",
                   message: "the database is unavailable; nothing of this request was stored, retry later",
                   retryAfterSeconds: 5)
+        case .notReplicated:
+            error(503, code: "not_replicated",
+                  message: "the events were not confirmed by a synchronous standby of the database; retry later "
+                      + "(events that were stored after all come back as duplicates)",
+                  retryAfterSeconds: 5)
         case .queueFull:
             error(503, code: "overloaded",
                   message: "too many events are waiting to be written; nothing of this request was stored, retry later",
