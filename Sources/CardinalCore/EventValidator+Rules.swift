@@ -88,7 +88,7 @@ extension EventValidator {
         let shown: String
         switch fields.present(.value) {
         case nil: return nil
-        case .number(let number)?: (text, shown) = (number, number)
+        case .number(let number)?: (text, shown) = (number, ValidationFailure.shownNumber(number))
         case .string(let string)?: (text, shown) = (string, ValidationFailure.quoted(string))
         case let other?: throw .wrongType(.value, expected: "a number or a decimal string", got: other)
         }

@@ -47,11 +47,11 @@ struct TimeWindow {
             }
             micros = parsed
         case .number(let text):
-            shown = text
+            shown = ValidationFailure.shownNumber(text)
             guard let milliseconds = Int64(text), milliseconds.magnitude <= Self.maxEpochMilliseconds.magnitude else {
                 throw ValidationFailure(
                     code: .invalidTime,
-                    message: "field \"time\" is \(text); a number must be an integer of epoch milliseconds up to year 9999")
+                    message: "field \"time\" is \(shown); a number must be an integer of epoch milliseconds up to year 9999")
             }
             micros = milliseconds * 1000
         default:

@@ -33,6 +33,13 @@ struct ValidationFailure: Error, Equatable {
         return JSONValue.string(String(String.UnicodeScalarView(scalars.prefix(limit)))).compactText + "…"
     }
 
+    /// A received JSON number as shown in a message, cut short like ``quoted(_:)-swift.type.method`` strings: a
+    /// number may have thousands of digits, and would otherwise be echoed whole.
+    static func shownNumber(_ text: String) -> String {
+        let limit = 64
+        return text.count > limit ? text.prefix(limit) + "…" : text
+    }
+
     /// "a click", "an impression": the event type with its article.
     static func article(_ type: EventType) -> String {
         type == .impression ? "an impression" : "a \(type.rawValue)"

@@ -28,6 +28,9 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// The primary, human-readable message.
     public let message: String
     /// The server's DETAIL line, for example `Key (id)=(1) already exists.`
+    ///
+    /// - Warning: it may quote stored data (a failed CHECK's `Failing row contains (…)`, a unique violation's
+    ///   key): never log it. ``description`` leaves it out for that reason.
     public let detail: String?
     /// The server's HINT line, a suggestion about what to do.
     public let hint: String?
@@ -65,10 +68,12 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
             || sqlState == .adminShutdown || sqlState == .crashShutdown || sqlState == .cannotConnectNow
     }
 
-    /// One line: SQLSTATE, message, then detail, hint and (shortened) statement when present.
+    /// One line for logs: SQLSTATE, message, then hint and (shortened) statement when present.
+    ///
+    /// The DETAIL is left out: the server puts row data in it (`Failing row contains (…)` quotes a refused
+    /// event's user id and properties), and logs never carry event data. Code that needs it reads ``detail``.
     public var description: String {
         var text = sqlState.map { "\($0): \(message)" } ?? message
-        if let detail { text += " DETAIL: \(detail)" }
         if let hint { text += " HINT: \(hint)" }
         if let statement {
             let limit = 200

@@ -78,6 +78,16 @@ import Testing
         #expect(rejection.message.hasPrefix("field \"time\" is "))
     }
 
+    @Test("A numeric time of thousands of digits is echoed in the message cut to 64 characters")
+    func longNumericTimeIsCut() throws {
+        let digits = String(repeating: "7", count: 5000)
+        let rejection = try #require(Fixture.rejected(.impression.with("time", digits)))
+        #expect(rejection.code == .invalidTime)
+        #expect(rejection.message.contains(String(repeating: "7", count: 64) + "…"))
+        #expect(!rejection.message.contains(String(repeating: "7", count: 65)))
+        #expect(rejection.message.count < 200)
+    }
+
     @Test("A time of another JSON type is invalid_type, and an absent or empty one missing_field")
     func timeTypes() {
         #expect(Fixture.rejected(.impression.with("time", "true"))?.code == .invalidType)

@@ -17,9 +17,23 @@ import Testing
             """)
     }
 
+    @Test("An event id is echoed in errors cut to 64 characters, a short one whole")
+    func longIDIsCut() {
+        let long = String(repeating: "x", count: 10_000)
+        let rejections = [
+            EventRejection(index: 0, id: long, code: .invalidUUID, message: "m", rawJSON: "{}"),
+            EventRejection(index: 1, id: "bad", code: .invalidUUID, message: "m", rawJSON: "{}"),
+        ]
+        let body = String(decoding: IngestResponse.batchResult(accepted: 0, duplicates: 0, rejections: rejections).body,
+                          as: UTF8.self)
+        #expect(body.contains("\"id\":\"\(String(repeating: "x", count: 64))…\""))
+        #expect(!body.contains(String(repeating: "x", count: 65)))
+        #expect(body.contains("\"id\":\"bad\""))
+    }
+
     @Test("Every write failure that is worth retrying is a 503 with Retry-After; a refused batch is a 500")
     func failureStatuses() {
-        for failure in [WriteFailure.databaseUnavailable, .queueFull, .timedOut, .shuttingDown] {
+        for failure in [WriteFailure.databaseUnavailable, .notReplicated, .queueFull, .timedOut, .shuttingDown] {
             let response = IngestResponse.failure(failure)
             #expect(response.status == 503)
             #expect(response.headers["Retry-After"] != nil)

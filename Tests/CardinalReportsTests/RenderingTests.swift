@@ -52,6 +52,33 @@ import Testing
         #expect(!table.contains("0.33333"))
     }
 
+    @Test("CSV puts a ' before cells a spreadsheet would run as formulas, never before numbers")
+    func csvFormulaCellsAreDefused() {
+        let table = TextTable(header: ["campaign_id", "variant_id", "difference"], rows: [
+            ["=HYPERLINK(\"http://x\",\"y\")", "+1", "-0.0123"],
+            ["@SUM(A1)", "-2+3", "-1.5e-05"],
+            ["\tcmd", "\rcmd", "4"],
+            ["spring", "a-b", nil],
+        ])
+        #expect(table.renderCSV() == """
+            campaign_id,variant_id,difference
+            "'=HYPERLINK(""http://x"",""y"")",'+1,-0.0123
+            '@SUM(A1),'-2+3,-1.5e-05
+            '\tcmd,"'\rcmd",4
+            spring,a-b,
+
+            """)
+    }
+
+    @Test("The terminal table shows control characters in cells escaped, so no cell breaks a row")
+    func tableEscapesControlCharacters() {
+        let table = TextTable(header: ["campaign_id", "n"], rows: [["a\nb\rc\u{1B}[2Jd\te", "1"]])
+        let text = table.renderAligned()
+        #expect(text.split(separator: "\n", omittingEmptySubsequences: false).count == 4)
+        #expect(text.contains(#"a\nb\rc\u{1b}[2Jd\te"#))
+        #expect(!text.unicodeScalars.contains { $0 == "\r" || $0 == "\u{1B}" || $0 == "\t" })
+    }
+
     @Test("HTML is one self-contained page and escapes what it shows")
     func html() {
         var row = Self.row

@@ -40,6 +40,23 @@ import TestSupport
         #expect(try connection.query("select count(id) from cardinal.events")[0].decode(Int.self, at: 0) == 1)
     }
 
+    @Test("The ingest role resolves keys and reads the settings, but not apps nor campaign settings")
+    func ingestRoleReadsOnlyWhatTheDaemonReads() throws {
+        let database = try TestDatabase.migrated(prefix: "roles")
+        defer { database.drop() }
+        let owner = try database.connect()
+        let app = try AppStore(connection: owner).create(name: "shop")
+        let (_, token) = try IngestKeyStore(connection: owner).create(for: app)
+        let connection = try database.connect()
+        try connection.execute("set role cardinal_ingest")
+        #expect(try IngestKeyStore(connection: connection).resolve(token: token) == app.id)
+        #expect(try InstallationSettings.load(from: connection).retentionDays > 0)
+        for table in ["cardinal.apps", "cardinal.campaign_settings"] {
+            let error = #expect(throws: PostgresError.self) { try connection.query("select count(*) from \(table)") }
+            #expect(error?.sqlState == .insufficientPrivilege, "\(table)")
+        }
+    }
+
     @Test("The reader role reads events but cannot write or delete them")
     func readerRoleReadsButCannotWrite() throws {
         let database = try TestDatabase.migrated(prefix: "roles")

@@ -21,6 +21,26 @@ struct ServerErrorTests {
         }
     }
 
+    @Test("A failed CHECK keeps the row it quotes in detail, out of the description that goes to logs")
+    func checkViolationDescriptionLeavesOutRow() throws {
+        try TestSchema.with { schema in
+            let connection = try schema.connect()
+            try connection.execute(
+                "create table visits (user_id text, note text constraint visits_note_short check (length(note) < 5))")
+            let error = #expect(throws: PostgresError.self) {
+                try connection.execute("insert into visits values ($1, $2)", ["user-4711", "too long a note"])
+            }
+            #expect(error?.sqlState == .checkViolation)
+            #expect(error?.constraint == "visits_note_short")
+            #expect(error?.detail?.contains("user-4711") == true, "the row stays available to code that needs it")
+            let description = error.map { String(describing: $0) } ?? ""
+            #expect(description.hasPrefix("23514: "))
+            #expect(description.contains("visits_note_short"))
+            #expect(!description.contains("user-4711"))
+            #expect(!description.contains("DETAIL"))
+        }
+    }
+
     @Test("A syntax error surfaces as SQLSTATE 42601 with the failing statement")
     func syntaxError() throws {
         let connection = try PostgresConnection(connectionString: TestServer.url())

@@ -48,6 +48,13 @@ final class DatabaseBatchSink: BatchSink {
             }
             // Without the DETAIL, which may quote row data.
             throw .databaseFailed("\(error.sqlState?.rawValue ?? "-"): \(error.message)")
+        } catch EventWriteError.commitNotReplicated {
+            // The server's warning carries the generic SQLSTATE 01000.
+            metrics.recordDatabaseError(sqlState: "01000")
+            logger.log(.warning, "batch committed on the primary but not confirmed by a synchronous standby; answered 503", [
+                "ingest.events": String(events.count),
+            ])
+            throw .notReplicated
         } catch EventWriteError.timeOutsidePartitionRange(let error) {
             metrics.recordDatabaseError(sqlState: error.sqlState?.rawValue)
             throw .refusedByDatabase(DatabaseRefusal(

@@ -34,6 +34,11 @@ enum SubmissionOutcome: Sendable {
 /// Why a submission was not written. Each maps to an HTTP status in `IngestResponse`.
 enum WriteFailure: Error, Sendable, Equatable {
     case databaseUnavailable
+    /// The batch committed on the primary, but its wait for the synchronous standbys was cancelled (a standby
+    /// down, the session cancelled): not durable as a `200` promises. The client retries; the events
+    /// then come back as duplicates. Not spooled: a replayed batch of duplicates commits without waiting for
+    /// a standby, so the spool would drop it as replayed while it is still unreplicated.
+    case notReplicated
     case queueFull
     case timedOut
     case shuttingDown

@@ -9,7 +9,7 @@ enum IngestResponse {
         let errors = rejections.map { rejection in
             JSONValue.object(JSONObject([
                 "index": .number(String(rejection.index)),
-                "id": rejection.id.map(JSONValue.string) ?? .null,
+                "id": rejection.id.map { .string(echoed($0)) } ?? .null,
                 "code": .string(rejection.code.rawValue),
                 "message": .string(rejection.message),
             ]))
@@ -35,12 +35,27 @@ enum IngestResponse {
         return response
     }
 
+    /// The longest event id echoed in `errors`, in Unicode scalars; a longer one is cut there and ends in `…`.
+    static let maxEchoedIDLength = 64
+
+    /// `id` as echoed in an error: an id is not a UUID when it is rejected, and may be of any length.
+    static func echoed(_ id: String) -> String {
+        let scalars = id.unicodeScalars
+        guard scalars.count > maxEchoedIDLength else { return id }
+        return String(String.UnicodeScalarView(scalars.prefix(maxEchoedIDLength))) + "…"
+    }
+
     /// The answer for a submission that was not written.
     static func failure(_ failure: WriteFailure) -> HTTPResponse {
         switch failure {
         case .databaseUnavailable:
             error(503, code: "database_unavailable",
                   message: "the database is unavailable; nothing of this request was stored, retry later",
+                  retryAfterSeconds: 5)
+        case .notReplicated:
+            error(503, code: "not_replicated",
+                  message: "the events were not confirmed by a synchronous standby of the database; retry later "
+                      + "(events that were stored after all come back as duplicates)",
                   retryAfterSeconds: 5)
         case .queueFull:
             error(503, code: "overloaded",

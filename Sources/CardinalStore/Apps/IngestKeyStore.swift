@@ -1,10 +1,13 @@
+import CardinalCore
 import Foundation
 public import PostgresClient
 
 /// Creates, lists, revokes and resolves ingest keys in `cardinal.ingest_keys`.
 ///
-/// Only the SHA-256 of a token is stored, computed by the server (`sha256()`), so the token exists in
-/// clear only in the answer to `create` and in the requests of the app that uses it.
+/// Only the SHA-256 of a whole token is stored, and it is computed here (``IngestKeyStore/hash(of:)``), never
+/// by the server: a token sent as a statement parameter would show in clear in the server's log under
+/// `log_statement = all` (and in `pg_stat_activity`). The token exists in clear only in the answer to
+/// `create` and in the requests of the app that uses it.
 public struct IngestKeyStore {
     private let connection: PostgresConnection
 
@@ -20,10 +23,10 @@ public struct IngestKeyStore {
         let rows = try connection.query(
             """
             insert into cardinal.ingest_keys (key_id, app_id, key_hash, description)
-            values ($1, $2, sha256(convert_to($3, 'UTF8')), $4)
+            values ($1, $2, $3, $4)
             returning key_id, app_id, description, created_at, revoked_at
             """,
-            [keyID, app.id, token, description]
+            [keyID, app.id, Self.hash(of: token), description]
         )
         return (try Self.key(from: rows[0]), token)
     }
@@ -61,11 +64,17 @@ public struct IngestKeyStore {
         let rows = try connection.query(
             """
             select app_id from cardinal.ingest_keys
-            where key_hash = sha256(convert_to($1, 'UTF8')) and revoked_at is null
+            where key_hash = $1 and revoked_at is null
             """,
-            [token]
+            [Self.hash(of: token)]
         )
         return try rows.first?.decode(Int64.self, at: 0)
+    }
+
+    /// What `cardinal.ingest_keys.key_hash` holds for `token`: the SHA-256 of its UTF-8 bytes, the whole token
+    /// (`cdl_<key id>_<secret>`) hashed.
+    public static func hash(of token: String) -> [UInt8] {
+        SHA256.hash(utf8: token)
     }
 
     private static func key(from row: PostgresRow) throws -> IngestKey {

@@ -6,16 +6,27 @@ public import PostgresClient
 /// `INSERT … SELECT … ON CONFLICT DO NOTHING RETURNING id` into `cardinal.events`, committed with
 /// `synchronous_commit` on. The ids the insert returns tell stored events from duplicates of stored ones.
 ///
-/// - Warning: owns its connection and, like it, must be used by one thread at a time.
+/// A commit that PostgreSQL reports as successful is not always durable in the sense the API promises: with
+/// `synchronous_standby_names` set and the standby down, a commit waits; when that wait is cancelled
+/// (`pg_cancel_backend`, a client's cancel request; on PostgreSQL 15 `statement_timeout` does not end it, it
+/// is disabled before the commit), the server reports success with only a WARNING ("canceling wait for
+/// synchronous replication due to user request"): committed on the primary, not replicated. The writer
+/// watches its connection's notices for that warning and throws ``EventWriteError/commitNotReplicated``.
+///
+/// - Warning: owns its connection and, like it, must be used by one thread at a time. It takes over the
+///   connection's ``PostgresClient/PostgresConnection/noticeHandler``.
 public final class EventWriter {
     private let connection: PostgresConnection
     private var partitions: PartitionCache
     private var hasStagingTable = false
+    private let replicationWarnings = ReplicationWarningRecorder()
 
     /// Takes ownership of a connection that the writer alone will use.
     public init(connection: PostgresConnection) {
         self.connection = connection
         self.partitions = PartitionCache()
+        let recorder = replicationWarnings
+        connection.noticeHandler = { notice in recorder.note(notice) }
     }
 
     /// Opens a connection of the writer's own, on which no statement may run longer than `statementTimeout`.
@@ -34,6 +45,8 @@ public final class EventWriter {
     ///   app, time and id was already stored (by an earlier batch, or earlier in this one).
     /// - Throws: `PostgresError`, or ``EventWriteError/timeOutsidePartitionRange(_:)`` when an event's time lies
     ///   outside the range the database makes partitions for; then nothing of the batch was stored.
+    ///   ``EventWriteError/commitNotReplicated`` when the commit returned without the synchronous standby's
+    ///   confirmation: the batch is stored on the primary but may be lost with it.
     public func write(events: [EventRecord], rejections: [RejectionRecord]) throws -> [Bool] {
         do {
             return try writeOnce(events: events, rejections: rejections)
@@ -51,7 +64,8 @@ public final class EventWriter {
             hasStagingTable = true
         }
         try ensurePartitions(for: events)
-        return try connection.transaction { connection in
+        replicationWarnings.reset()
+        let inserted = try connection.transaction { connection in
             try connection.execute("set local synchronous_commit = on")
             var inserted: [Bool] = []
             if !events.isEmpty {
@@ -77,6 +91,10 @@ public final class EventWriter {
             }
             return inserted
         }
+        if replicationWarnings.sawCancelledWait {
+            throw EventWriteError.commitNotReplicated
+        }
+        return inserted
     }
 
     /// Creates missing partitions in a transaction of their own (autocommit), before the batch's: a batch that
