@@ -67,7 +67,7 @@ def cardinal(*arguments):
 
 def fresh_database():
     db("start")
-    psql("postgres", f"drop database if exists {DATABASE}")
+    psql("postgres", f"drop database if exists {DATABASE} with (force)")
     psql("postgres", f"create database {DATABASE}")
     cardinal("migrate")
     cardinal("apps", "create", "faults", "--timezone", "UTC")
@@ -343,17 +343,19 @@ def disk_full_case(case):
 
 
 def slow_database_case(case):
-    """`lock table cardinal.events in access exclusive mode` for FAULT_SECONDS, longer than --request-timeout."""
+    """`lock table cardinal.events in access exclusive mode` for FAULT_SECONDS (at least 12 s), longer than the
+    default --request-timeout of 10 s."""
+    hold = max(OUTAGE, 12)
     case.start()
     acked_before = case.load.count()
     holder = subprocess.Popen(
         ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", db_url(DATABASE), "-c",
-         f"begin; lock table cardinal.events in access exclusive mode; select pg_sleep({OUTAGE}); commit"],
+         f"begin; lock table cardinal.events in access exclusive mode; select pg_sleep({hold}); commit"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     started = time.time()
     try:
-        case.watch(OUTAGE)
-        holder.wait(timeout=OUTAGE + 30)
+        case.watch(hold)
+        holder.wait(timeout=hold + 30)
     finally:
         if holder.poll() is None:
             holder.kill()
