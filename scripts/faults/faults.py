@@ -6,19 +6,32 @@ with FAULT_CLIENTS concurrent clients that post batches of FAULT_BATCH unique ev
 503 or a broken connection until it is acknowledged. Then it injects the fault, waits until the spool is empty,
 and checks the database against what the clients were told:
 
-  outage           the cluster is stopped for FAULT_SECONDS (30) under load, then started again
-  kill-in-replay   outage of FAULT_SECONDS/2, then `kill -9` of the daemon as soon as the replay has begun;
-                   restarted on the same spool
-  kill-in-outage   `kill -9` while the daemon is spooling, restart while the database is still down
+  outage             the cluster is stopped for FAULT_SECONDS (30) under load, then started again
+  kill-in-replay     outage of FAULT_SECONDS/2, then `kill -9` of the daemon as soon as the replay has begun;
+                     restarted on the same spool
+  kill-in-outage     `kill -9` while the daemon is spooling, restart while the database is still down
+  kill-under-load    `kill -9` with the database up, restart at once (time to recover: kill → first 200)
+  disk-full          the spool on a 2 MiB tmpfs (mounted on the case's spool folder, unmounted whatever happens)
+                     through an outage: 503 + Retry-After once it is full, never a 200 that is not durable
+  slow-database      `lock table cardinal.events in access exclusive mode` held FAULT_SECONDS (at least 12 s,
+                     past the default --request-timeout of 10 s): batches spool after --spool-commit-timeout (5 s)
+  network-drop       nftables drops every packet to and from the cluster's port on loopback for
+                     min(FAULT_SECONDS, 20) s (table inet cardinal_faults_<port>, deleted in a finally): answers
+                     within seconds, the writers notice through tcp_user_timeout, not the kernel's 2 h keepalive
+  sigterm            SIGTERM under load: in-flight requests answered, exit 0 within the drain time
+  sigterm-in-outage  the same halfway through an outage (the answers come from the spool, which must be on disk
+                     for the restarted daemon to replay)
 
 Columns: events acknowledged (200), lost (acknowledged but not stored), duplicated (stored more than once),
-time to recover (cluster back → spool empty), spool peak (events), events acknowledged per second during the
-outage (the spool's append rate under this load), drain rate (events replayed per second of recovery, while the
-clients keep sending).
+time to recover (end of the fault → spool empty), spool peak (events), events acknowledged per second during the
+fault (the spool's append rate under this load), drain rate (events replayed per second of recovery, while the
+clients keep sending), 503 answers, the slowest answer. Under the table, per case: what else was measured and
+the checks that failed (a case fails on any loss, duplicate or failed check; then the exit status is 1).
 Environment: CARDINAL_PG_PORT (as every make target), BIN_DIR (set by the Makefile), FAULT_SECONDS, FAULT_CLIENTS,
 FAULT_BATCH, FAULT_CASES (comma-separated).
 
 This stops and starts the private cluster: do not run it while `make test` runs on the same CARDINAL_PG_PORT.
+disk-full and network-drop need root (mount, nft).
 """
 import http.client
 import json
