@@ -147,7 +147,8 @@ class Load:
         self.port, self.key = port, key
         self.acknowledged = []
         self.answers = []  # (answered at, seconds it took), for every answer and every timeout
-        self.counts = {"503": 0, "503 without Retry-After": 0, "timeout": 0, "cut off": 0}
+        self.counts = {"503": 0, "503 without Retry-After": 0, "timeout": 0}
+        self.cut = []  # when each request whose connection broke before its answer was sent
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.threads = [threading.Thread(target=self.client, daemon=True) for _ in range(CLIENTS)]
@@ -197,7 +198,7 @@ class Load:
                                 self.counts["timeout"] += 1
                                 self.answers.append((time.time(), time.time() - sent))
                             else:
-                                self.counts["cut off"] += 1
+                                self.cut.append(sent)
                     if connection is not None:
                         connection.close()
                     connection = None
@@ -216,10 +217,10 @@ class Load:
         with self.lock:
             return self.counts["timeout"]
 
-    def cut_off(self):
-        """Requests sent whose connection broke before an answer came."""
+    def cut_off(self, sent_before=float("inf")):
+        """Requests sent (before `sent_before`) whose connection broke before an answer came."""
         with self.lock:
-            return self.counts["cut off"]
+            return sum(1 for sent in self.cut if sent < sent_before)
 
     def slowest_since(self, since):
         """The longest wait for an answer (or a timeout) among those that ended after `since`."""
@@ -437,9 +438,14 @@ def sigterm_case(case):
         case.daemon.kill()
         code = "killed after 40 s"
     took = time.time() - signalled
+    time.sleep(1)
+    in_flight_cut = case.load.cut_off(sent_before=signalled) - cut_before
+    later_cut = case.load.cut_off() - cut_before - in_flight_cut
     left = sum(os.path.getsize(os.path.join(case.spool, f)) for f in os.listdir(case.spool) if f.endswith(".spool"))
     case.notes.append(f"exit {code} {took:.1f} s after SIGTERM; {left:,} spooled bytes left for the next start; "
-                      f"{case.load.cut_off() - cut_before} requests cut off without an answer")
+                      f"{in_flight_cut} requests in flight at the signal cut off without an answer, {later_cut} sent "
+                      "after it on kept-alive connections the daemon closed")
+    case.check(in_flight_cut == 0, "requests in flight at SIGTERM went unanswered")
     case.check(code == 0, f"exit status {code}")
     case.check(took < 35, "did not exit within the drain time (30 s + 5 s)")
     if case.name == "sigterm-in-outage":
