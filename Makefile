@@ -57,10 +57,12 @@ bench: db
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 	python3 scripts/bench/bench.py
 
-# The disk spool under real faults (a 30 s outage under concurrent load, kill -9 during replay and during an
-# outage): prints events acknowledged, lost, duplicated and the time to recover. Stops and starts the private
-# cluster, so not while `make test` runs on it. FAULT_SECONDS, FAULT_CLIENTS, FAULT_CASES: see the script.
+# The disk spool under real faults (a 30 s outage under concurrent load, kill -9 during replay, during an outage
+# and under load, a full spool disk, a locked table, dropped packets, SIGTERM): prints events acknowledged, lost,
+# duplicated and the time to recover. Stops and starts the private cluster, so not while `make test` runs on it;
+# needs root (mount, nft). FAULT_SECONDS, FAULT_CLIENTS, FAULT_CASES: see the script.
 faults: build db
+	@CARDINAL_DEPS_FAULTS=1 scripts/deps.sh
 	@BIN_DIR="$(BIN_DIR)" python3 scripts/faults/faults.py
 
 clean: db-stop

@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "CardinalIngestTests", dependencies: ["CardinalIngest", "CardinalCore", "CardinalStore"],
                     swiftSettings: strictSettings),
         .testTarget(name: "MicroHTTPTests", dependencies: ["MicroHTTP"], swiftSettings: strictSettings),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"], swiftSettings: strictSettings),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"], swiftSettings: strictSettings),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"], swiftSettings: strictSettings),
         .testTarget(name: "CardinalStoreTests", dependencies: ["CardinalStore"], swiftSettings: strictSettings),

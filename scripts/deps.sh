@@ -8,6 +8,10 @@ packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresq
 if [[ "${CARDINAL_DEPS_BENCH:-0}" == 1 ]]; then
     packages+=(wrk)
 fi
+# `make faults` drops packets to the database with nftables (the network-drop case).
+if [[ "${CARDINAL_DEPS_FAULTS:-0}" == 1 ]]; then
+    packages+=(nftables)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,3 +1,5 @@
+import PostgresClient
+
 /// Everything `cardinald` can be told, with the defaults it runs with.
 public struct IngestConfiguration: Sendable {
     /// libpq connection string or URI of the database.
@@ -45,6 +47,14 @@ public struct IngestConfiguration: Sendable {
     public var spoolCommitTimeout: Duration?
     /// Events (and rejections) per replay transaction, about.
     public var spoolReplayChunkEvents = 5000
+
+    /// What every connection of the daemon (writers, spool replayer, key pool, report-state folder) connects
+    /// with: `databaseURL` plus libpq keepalives, `tcp_user_timeout` and `connect_timeout`
+    /// (`ConnectionString.deadPeerDetection`), unless `databaseURL` sets them, so that a silent network to the
+    /// database is noticed in seconds, not after the kernel's two hours.
+    var connectionString: String {
+        ConnectionString.adding(ConnectionString.deadPeerDetection, to: databaseURL)
+    }
 
     /// Defaults for everything but the database.
     public init(databaseURL: String) {

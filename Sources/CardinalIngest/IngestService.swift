@@ -22,10 +22,11 @@ public final class IngestService: Sendable {
     public init(configuration: IngestConfiguration, logger: Logger) throws {
         let metrics = IngestMetrics()
         let health = DatabaseHealth(metrics: metrics)
-        let pool = PostgresPool(connectionString: configuration.databaseURL, maxConnections: 2,
+        let connectionString = configuration.connectionString
+        let pool = PostgresPool(connectionString: connectionString, maxConnections: 2,
                                 acquireTimeout: .seconds(2))
         let databaseSink = {
-            DatabaseBatchSink(connectionString: configuration.databaseURL, reconnectInterval: .milliseconds(500),
+            DatabaseBatchSink(connectionString: connectionString, reconnectInterval: .milliseconds(500),
                               health: health, metrics: metrics, logger: logger)
         }
         let spool = try Self.openSpool(configuration: configuration, metrics: metrics, logger: logger)
@@ -83,7 +84,7 @@ public final class IngestService: Sendable {
         self.router = router
         self.pool = pool
         self.folder = configuration.foldInterval.map { interval in
-            ReportStateFolder(connectionString: configuration.databaseURL, interval: interval, metrics: metrics,
+            ReportStateFolder(connectionString: connectionString, interval: interval, metrics: metrics,
                               logger: logger)
         }
         self.replayer = replayer

@@ -1,4 +1,5 @@
 import CardinalStore
+import Foundation
 import PostgresClient
 import Synchronization
 
@@ -20,9 +21,23 @@ final class IngestKeyCache: Sendable {
     /// stream of random tokens can take.
     private static let maxEntries = 10_000
 
+    /// A lookup that did not answer within the time the caller would wait; it goes on, and its answer is cached.
+    struct LookupTimedOut: Error, CustomStringConvertible {
+        let waited: Duration
+        var description: String { "the key lookup did not answer within \(waited); it goes on in the background" }
+    }
+
     private let pool: PostgresPool
     private let timeToLive: Duration
     private let entries = Mutex([String: Entry]())
+    /// A lookup running on a thread of its own, and when it started.
+    private struct Lookup {
+        let result: ConditionProtected<Result<Resolution, any Error>?>
+        let started: ContinuousClock.Instant
+    }
+
+    /// Lookups in progress, one per token: requests for the same token wait for the same one.
+    private let lookups = Mutex([String: Lookup]())
 
     init(pool: PostgresPool, timeToLive: Duration) {
         self.pool = pool
@@ -45,6 +60,51 @@ final class IngestKeyCache: Sendable {
     /// database is back; a key never seen since the daemon started does not work until then.
     func lastKnown(_ token: String) -> Resolution? {
         entries.withLock { $0[token]?.resolution }
+    }
+
+    /// Asks the database and remembers the answer, waiting for it at most `timeout`: a connection stuck on a
+    /// silent network holds a lookup until libpq's `tcp_user_timeout`, and a request must not wait that long.
+    /// The lookup runs on a thread of its own and goes on after a timeout; concurrent calls for the same token
+    /// share one lookup, and once it has run longer than `timeout` new calls do not wait for it at all.
+    /// Blocks: call it off the HTTP thread.
+    /// - Throws: `LookupTimedOut`, or `PostgresError` when the database cannot be asked.
+    func resolve(_ token: String, timeout: Duration) throws -> Resolution {
+        let now = ContinuousClock.now
+        let (lookup, isNew) = lookups.withLock { lookups in
+            if let running = lookups[token] {
+                return (running, false)
+            }
+            let lookup = Lookup(result: ConditionProtected(nil), started: now)
+            lookups[token] = lookup
+            return (lookup, true)
+        }
+        if now - lookup.started >= timeout {
+            throw LookupTimedOut(waited: timeout)
+        }
+        if isNew {
+            let thread = Thread { [self] in
+                let result = Result { try resolve(token) }
+                lookups.withLock { $0[token] = nil }
+                lookup.result.withLock { $0 = result }
+                lookup.result.signalAll()
+            }
+            thread.name = "cardinal-key-lookup"
+            thread.start()
+        }
+        let remaining = lookup.started + timeout - now
+        let deadline = Date.now.addingTimeInterval(
+            Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18)
+        var outcome: Result<Resolution, any Error>?
+        while outcome == nil, Date.now < deadline {
+            lookup.result.withLockThenWait { result in
+                outcome = result
+                return result.map { _ in .proceed } ?? .until(deadline)
+            }
+        }
+        guard let outcome else {
+            throw LookupTimedOut(waited: timeout)
+        }
+        return try outcome.get()
     }
 
     /// Asks the database and remembers the answer. Blocks: call it off the HTTP thread.

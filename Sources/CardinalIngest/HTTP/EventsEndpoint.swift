@@ -91,7 +91,7 @@ struct EventsEndpoint: Sendable {
             resolution = cached
         } else {
             do {
-                resolution = try keys.resolve(token.value)
+                resolution = try keys.resolve(token.value, timeout: Self.keyLookupTimeout)
             } catch {
                 logger.log(.warning, "cannot look up an ingest key", ["db.error": String(describing: error)])
                 // With a spool, an outage must not lock out the apps the daemon already knows.
@@ -131,6 +131,11 @@ struct EventsEndpoint: Sendable {
             return .failure(.init(IngestResponse.error(400, code: "not_a_batch", message: String(describing: error))))
         }
     }
+
+    /// How long a request waits for its key to be looked up: a database answers in milliseconds, so this is only
+    /// reached when it cannot answer (a silent network holds a lookup until libpq's `tcp_user_timeout`); then a
+    /// key the daemon knows goes on to the spool, as in an outage.
+    static let keyLookupTimeout: Duration = .seconds(2)
 
     private static let unauthorized = IngestResponse.error(
         401, code: "unauthorized", message: "the ingest key is unknown or revoked"
