@@ -20,7 +20,9 @@ struct RandomWorkload {
     static let campaigns = ["c0", "c1", "c2"]
     static let conversions = ["purchase", "signup"]
 
-    init(generator: inout SeededGenerator, baseTime: Date) {
+    /// - Parameter people: prefix of the workload's user and device ids: each app has users of its own, as
+    ///   real apps do (the fold looks users up by id across apps).
+    init(generator: inout SeededGenerator, baseTime: Date, people: String) {
         timeZone = generator.pick(Self.zones)
         var zones: [String: String] = [:]
         for campaign in Self.campaigns where generator.chance(0.3) {
@@ -31,7 +33,7 @@ struct RandomWorkload {
         let count = Int.random(in: 20...250, using: &generator)
         var events: [Event] = []
         for _ in 0..<count {
-            events.append(Self.randomEvent(generator: &generator, baseTime: baseTime))
+            events.append(Self.randomEvent(generator: &generator, baseTime: baseTime, people: people))
         }
         var batches: [[Event]] = []
         var remaining = events[...]
@@ -52,11 +54,11 @@ struct RandomWorkload {
         self.batches = batches
     }
 
-    private static func randomEvent(generator: inout SeededGenerator, baseTime: Date) -> Event {
+    private static func randomEvent(generator: inout SeededGenerator, baseTime: Date, people: String) -> Event {
         let type = generator.pick([EventType.send, .impression, .impression, .impression, .click, .dismissal, .conversion])
         let time = baseTime.addingTimeInterval(Double(Int.random(in: 0..<(60 * 86_400), using: &generator)))
-        let user = generator.chance(0.7) ? "u\(Int.random(in: 0..<12, using: &generator))" : nil
-        let device = user == nil || generator.chance(0.5) ? "d\(Int.random(in: 0..<8, using: &generator))" : nil
+        let user = generator.chance(0.7) ? "\(people)u\(Int.random(in: 0..<12, using: &generator))" : nil
+        let device = user == nil || generator.chance(0.5) ? "\(people)d\(Int.random(in: 0..<8, using: &generator))" : nil
         let test = generator.chance(0.08)
         if type == .conversion {
             return Event(
