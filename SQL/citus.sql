@@ -90,8 +90,12 @@ select citus_add_local_table_to_metadata('cardinal.rejected_events');
 --    per-user tables are distributed by user_key and co-located with events, so that the fold (a
 --    group-by per user) and each report's distinct counts run shard-local; their primary keys already
 --    hold user_key (report_daily_counts has no user: it is per group and day, small, and becomes a
---    reference table too). The queue is distributed like events, so each shard's trigger
---    appends locally; fold_report_state() then runs as a distributed transaction on the coordinator.
+--    reference table too). The queue is distributed like events; fold_report_state() runs as a
+--    distributed transaction on the coordinator.
+--    Changed: the fold's watermark (0023) compares transaction ids, and each worker numbers its own
+--    transactions, so it does not hold across nodes. Under Citus every stored event goes through the queue
+--    again, as in 0015: stored_xid stays NULL (no default), so report_unfolded_events() reads the queue
+--    alone, and a statement trigger copies what each INSERT stored into it (each shard appends locally).
 --    Not changed: the views and report functions, which only join on user_key and group columns.
 select create_reference_table('cardinal.report_groups');
 select create_reference_table('cardinal.report_daily_counts');
@@ -99,6 +103,36 @@ select create_distributed_table('cardinal.report_user_state', 'user_key', coloca
 select create_distributed_table('cardinal.report_session_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_conversion_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_fold_queue', 'user_key', colocate_with := 'cardinal.events');
+
+alter table cardinal.events alter column stored_xid drop default;
+
+create function cardinal.queue_for_report_state()
+    returns trigger
+    language plpgsql
+    security definer
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    insert into cardinal.report_fold_queue
+        (app_id, id, time, received_at, type, channel, campaign_id, canvas_id, canvas_step_id, variant_id,
+         control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name)
+    select app_id, id, time, received_at, type, channel, campaign_id, canvas_id, canvas_step_id, variant_id,
+           control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name
+    from stored;
+    return null;
+end
+$function$;
+
+alter function cardinal.queue_for_report_state() owner to cardinal_owner;
+revoke execute on function cardinal.queue_for_report_state() from public;
+comment on function cardinal.queue_for_report_state() is
+    'Under Citus only (SQL/citus.sql): queues the rows each INSERT stored for the report state.';
+
+create trigger events_queue_for_report_state
+    after insert on cardinal.events
+    referencing new table as stored
+    for each statement
+    execute function cardinal.queue_for_report_state();
 
 -- 9. Check: every table is known to Citus with the expected kind.
 select logicalrelid, partmethod, colocationid

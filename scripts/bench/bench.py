@@ -128,7 +128,7 @@ def fold_backlog(url, bin_dir):
     started = time.monotonic()
     if FOLD_INTERVAL in ("0", "0s", "0ms"):
         sh(f"{bin_dir}/cardinal", "state", "fold", "--database-url", url)
-    while psql(url, "select exists (select from cardinal.report_fold_queue)") == "t":
+    while psql(url, "select events > 0 from cardinal.report_state_backlog()") == "t":
         time.sleep(0.2)
     return time.monotonic() - started
 

@@ -105,7 +105,7 @@ def state_sizes(url):
 def build_state(bin_dir, url):
     """Builds the report state of a fresh seed with the rebuild command and times it; None when it exists."""
     if psql(url, "select exists (select from cardinal.report_user_state) "
-                 "and not exists (select from cardinal.report_fold_queue)") == "t":
+                 "and (select events = 0 from cardinal.report_state_backlog())") == "t":
         log("report state already built")
         return None
     log("building the report state: cardinal state rebuild")

@@ -1,7 +1,7 @@
 public import PostgresClient
 
-/// The report state of `SQL/migrations/0015_report_state.sql`: folding the queued events into it, how far the
-/// fold lags behind ingest, and rebuilding an app's or a campaign's state from its raw events.
+/// The report state of `SQL/migrations/0015_report_state.sql` and `0023_report_state_watermark.sql`: folding the
+/// stored events into it, how far the fold lags behind ingest, and rebuilding an app's or a campaign's state from its raw events.
 public struct ReportStateStore {
     private let connection: PostgresConnection
 
@@ -10,7 +10,7 @@ public struct ReportStateStore {
         self.connection = connection
     }
 
-    /// Folds every queued event into the state, in one repeatable-read transaction.
+    /// Folds every unfolded event (stored since the last fold, or re-queued) into the state, in one repeatable-read transaction.
     /// - Returns: how many events were folded, or `nil` when another fold or a rebuild holds the state lock.
     /// - Throws: `PostgresError`; `.serializationFailure` when a rebuild raced the fold (nothing was folded:
     ///   call again).
@@ -24,8 +24,8 @@ public struct ReportStateStore {
     public func backlog() throws -> ReportStateBacklog {
         let row = try connection.query(
             """
-            select count(*), extract(epoch from clock_timestamp() - min(received_at))::double precision
-            from cardinal.report_fold_queue
+            select events, extract(epoch from clock_timestamp() - oldest_received_at)::double precision
+            from cardinal.report_state_backlog()
             """
         ).first
         return ReportStateBacklog(

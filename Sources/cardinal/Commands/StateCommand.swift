@@ -54,7 +54,7 @@ enum StateCommand {
     static func status(_ context: CommandContext) throws {
         let backlog = try ReportStateStore(connection: try context.connect()).backlog()
         context.printListing(TextTable(
-            header: ["queued_events", "oldest_age_seconds"],
+            header: ["unfolded_events", "oldest_age_seconds"],
             rows: [[String(backlog.events), backlog.oldestAgeSeconds.map { String(format: "%.1f", $0) }]]
         ))
     }
