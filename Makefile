@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test run bench faults clean
+.PHONY: all deps db db-stop build release install migrate test run bench faults flaky clean
 
 all: build
 
@@ -64,6 +64,13 @@ bench: db
 faults: build db
 	@CARDINAL_DEPS_FAULTS=1 scripts/deps.sh
 	@BIN_DIR="$(BIN_DIR)" python3 scripts/faults/faults.py
+
+# The whole suite FLAKY_RUNS times (20) under a FLAKY_CPU_LOAD % (60) CPU load from stress-ng: lists the runs
+# that failed and keeps their logs in .data/flaky/ (see scripts/flaky.sh). Takes FLAKY_RUNS × a test run.
+flaky: build db
+	@CARDINAL_DEPS_FLAKY=1 scripts/deps.sh
+	@CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \
+		SWIFT_TEST_FLAGS="-c $(CONFIG) $(SWIFT_FLAGS)" scripts/flaky.sh
 
 clean: db-stop
 	rm -rf .build .data

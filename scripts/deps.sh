@@ -8,6 +8,10 @@ packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresq
 if [[ "${CARDINAL_DEPS_BENCH:-0}" == 1 ]]; then
     packages+=(wrk)
 fi
+# `make flaky` loads the CPUs while the suite runs over and over.
+if [[ "${CARDINAL_DEPS_FLAKY:-0}" == 1 ]]; then
+    packages+=(stress-ng)
+fi
 # `make faults` drops packets to the database with nftables (the network-drop case).
 if [[ "${CARDINAL_DEPS_FAULTS:-0}" == 1 ]]; then
     packages+=(nftables)
