@@ -341,8 +341,10 @@ begin
             delete from cardinal.events as e
             where e.app_id = target_app and e.user_key = identity and e.user_id = identity;
         else
+            -- Only the affected users' events: a user who logs in on the device while this runs is not in
+            -- affected, and deleting its events would leave their queued rows to be folded.
             delete from cardinal.events as e
-            where e.app_id = target_app and e.device_id = identity;
+            where e.app_id = target_app and e.device_id = identity and e.user_key = any(affected);
         end if;
         get diagnostics audit.events = row_count;
 
