@@ -42,17 +42,22 @@ from (
     where proowner <> 'cardinal_owner'::regrole
 
     -- The reader sees every column of every table and view (partitions are read through their parent),
-    -- except the ingest key hashes.
+    -- except the ingest key hashes and the salt of the erasure audit's identity hashes (0021).
     union all
     select object || '.' || quote_ident(attname), 'not readable by cardinal_reader'
     from columns
     where not relispartition
       and not (relname = 'ingest_keys' and attname = 'key_hash')
+      and relname <> 'erasure_salt'
       and not pg_catalog.has_column_privilege('cardinal_reader', oid, attnum, 'SELECT')
 
     union all
     select 'cardinal.ingest_keys.key_hash', 'readable by cardinal_reader'
     where pg_catalog.has_column_privilege('cardinal_reader', 'cardinal.ingest_keys', 'key_hash', 'SELECT')
+
+    union all
+    select 'cardinal.erasure_salt', 'readable by cardinal_reader'
+    where pg_catalog.has_any_column_privilege('cardinal_reader', 'cardinal.erasure_salt', 'SELECT')
 
     -- Neither the reader nor the ingest role may change or remove anything; the ingest role inserts
     -- into events and rejected_events only.

@@ -5,10 +5,10 @@ import CardinalCore
 enum CardinalCommand {
     static let spec = CommandSpec(
         name: "cardinal",
-        abstract: "Cardinal's command line: schema migrations, apps and ingest keys, reports and their state.",
+        abstract: "Cardinal's command line: schema migrations, apps and ingest keys, reports and their state, erasure and retention.",
         discussion: "Every command reads the database from --database-url or CARDINAL_DATABASE_URL.",
         subcommands: [MigrateCommand.spec, AppsCommand.spec, KeysCommand.spec, CampaignsCommand.spec, ReportCommand.spec,
-                      StateCommand.spec],
+                      StateCommand.spec, UsersCommand.spec, RetentionCommand.spec],
         version: CardinalVersion.current
     )
 
@@ -29,5 +29,7 @@ enum CardinalCommand {
         ["state", "fold"]: StateCommand.fold,
         ["state", "status"]: StateCommand.status,
         ["state", "rebuild"]: StateCommand.rebuild,
+        ["users", "erase"]: UsersCommand.erase,
+        ["retention", "apply"]: RetentionCommand.apply,
     ]
 }

@@ -14,7 +14,7 @@ import TestSupport
         #expect(result.standardError.isEmpty)
         #expect(result.standardOutput == """
             OVERVIEW: Cardinal's command line: schema migrations, apps and ingest keys,
-            reports and their state.
+            reports and their state, erasure and retention.
 
             Every command reads the database from --database-url or CARDINAL_DATABASE_URL.
 
@@ -36,6 +36,10 @@ import TestSupport
                                       that stores them for psql and dashboards.
               state                   Fold stored events into the report state, show its
                                       backlog, or rebuild it from raw events.
+              users                   Erase everything Cardinal keeps about users or devices
+                                      of an app (right to erasure).
+              retention               Drop events and rejected events older than the
+                                      retention (settings.retention_days).
 
               See 'cardinal help <subcommand>' for detailed help.
 

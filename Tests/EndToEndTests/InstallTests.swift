@@ -35,6 +35,10 @@ import TestSupport
         let reportUnit = try String(
             contentsOf: installation.underPrefix("lib/systemd/system/cardinal-report.service"), encoding: .utf8)
         #expect(reportUnit.contains("\nExecStart=/usr/bin/cardinal report run --fail-on critical\n"))
+        let retentionUnit = try String(
+            contentsOf: installation.underPrefix("lib/systemd/system/cardinal-retention.service"), encoding: .utf8)
+        #expect(retentionUnit.contains("\nExecStart=/usr/bin/cardinal retention apply\n"))
+        #expect(retentionUnit.contains("\nEnvironmentFile=-/etc/cardinal/cardinal.env\n"))
     }
 
     @Test("The installed cardinal finds the installed migrations without a checkout and applies them")

@@ -39,7 +39,10 @@ struct Installation {
     }
 
     /// The systemd units as installed.
-    static let units = ["cardinald.service", "cardinal-report.service", "cardinal-report.timer"]
+    static let units = [
+        "cardinald.service", "cardinal-report.service", "cardinal-report.timer", "cardinal-retention.service",
+        "cardinal-retention.timer",
+    ]
 
     /// Deletes the staging root.
     func remove() {
