@@ -92,7 +92,7 @@ select citus_add_local_table_to_metadata('cardinal.rejected_events');
 --    hold user_key (report_daily_counts has no user: it is per group and day, small, and becomes a
 --    reference table too). The queue is distributed like events; fold_report_state() runs as a
 --    distributed transaction on the coordinator.
---    Changed: the fold's watermark (0023) compares transaction ids, and each worker numbers its own
+--    Changed: the fold's watermark (0021) compares transaction ids, and each worker numbers its own
 --    transactions, so it does not hold across nodes. Under Citus every stored event goes through the queue
 --    again, as in 0015: stored_xid stays NULL (no default), so report_unfolded_events() reads the queue
 --    alone, and a statement trigger copies what each INSERT stored into it (each shard appends locally).

@@ -42,7 +42,7 @@ from (
     where proowner <> 'cardinal_owner'::regrole
 
     -- The reader sees every column of every table and view (partitions are read through their parent),
-    -- except the ingest key hashes and the salt of the erasure audit's identity hashes (0021).
+    -- except the ingest key hashes and the salt of the erasure audit's identity hashes (0022).
     union all
     select object || '.' || quote_ident(attname), 'not readable by cardinal_reader'
     from columns

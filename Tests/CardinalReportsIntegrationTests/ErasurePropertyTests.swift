@@ -5,7 +5,7 @@ import PostgresClient
 import Testing
 import TestSupport
 
-/// `cardinal.erase_identity` (0021) on random workloads: after erasing a user or a device, every report equals
+/// `cardinal.erase_identity` (0022) on random workloads: after erasing a user or a device, every report equals
 /// the reference over the raw events left, and reports, report state and rejected events equal those of a
 /// second database that was given the same workload without that identity's events.
 @Suite struct ErasurePropertyTests {

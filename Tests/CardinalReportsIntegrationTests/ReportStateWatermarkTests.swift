@@ -4,7 +4,7 @@ import PostgresClient
 import Testing
 import TestSupport
 
-/// The fold's watermark (0023): writers commit in another order than their transactions began, and every
+/// The fold's watermark (0021): writers commit in another order than their transactions began, and every
 /// stored event must still be folded exactly once and counted by the reports exactly once meanwhile.
 @Suite struct ReportStateWatermarkTests {
     /// One app with a campaign, and a connection for the fold and the reports.

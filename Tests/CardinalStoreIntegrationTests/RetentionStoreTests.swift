@@ -5,7 +5,7 @@ import PostgresClient
 import Testing
 import TestSupport
 
-/// `RetentionStore` over 0007, 0018 and 0021: what is listed as expired is what is dropped and deleted.
+/// `RetentionStore` over 0007, 0018 and 0022: what is listed as expired is what is dropped and deleted.
 @Suite struct RetentionStoreTests {
     @Test("The expired partitions listed are exactly those dropped, and the events in them go")
     func listedPartitionsAreDropped() throws {

@@ -1,6 +1,6 @@
 public import PostgresClient
 
-/// The report state of `SQL/migrations/0015_report_state.sql` and `0023_report_state_watermark.sql`: folding the
+/// The report state of `SQL/migrations/0015_report_state.sql` and `0021_report_state_watermark.sql`: folding the
 /// stored events into it, how far the fold lags behind ingest, and rebuilding an app's or a campaign's state from its raw events.
 public struct ReportStateStore {
     private let connection: PostgresConnection

@@ -3,7 +3,7 @@ import CardinalReports
 import CardinalStore
 import Foundation
 
-/// `cardinal retention …`: applying `cardinal.settings.retention_days` to stored data (0007, 0018, 0021).
+/// `cardinal retention …`: applying `cardinal.settings.retention_days` to stored data (0007, 0018, 0022).
 enum RetentionCommand {
     static let spec = CommandSpec(
         name: "retention",

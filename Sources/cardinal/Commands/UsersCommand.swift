@@ -3,7 +3,7 @@ import CardinalReports
 import CardinalStore
 import Foundation
 
-/// `cardinal users …`: erasing what Cardinal keeps about a user or a device (SQL/migrations/0021).
+/// `cardinal users …`: erasing what Cardinal keeps about a user or a device (SQL/migrations/0022).
 enum UsersCommand {
     static let spec = CommandSpec(
         name: "users",

@@ -1,4 +1,4 @@
--- 0023_report_state_watermark.sql — the fold finds new events by the transaction that stored them, instead
+-- 0021_report_state_watermark.sql — the fold finds new events by the transaction that stored them, instead
 -- of a copy of every stored row in report_fold_queue (issues 8 and 9: the ingest goal of 0.8 × COPY).
 --
 -- Design notes (why, not what):
@@ -42,7 +42,7 @@ alter table cardinal.events alter column stored_xid set default (pg_current_xact
 
 comment on column cardinal.events.stored_xid is
     'Id (64-bit, with epoch) of the transaction that stored the event; NULL for events stored before '
-    'migration 0023. The report-state fold finds new events by it (report_fold_watermark).';
+    'migration 0021. The report-state fold finds new events by it (report_fold_watermark).';
 
 -- autosummarize: a page range is summarized as soon as it fills, so the unsummarized tail that every scan
 -- must read stays one range long. 32 pages (256 KiB) per range keeps the re-read around the watermark small.

@@ -1,4 +1,4 @@
--- 0021_erasure_and_retention.sql — erasing one identity (a user or a device) of an app everywhere Cardinal
+-- 0022_erasure_and_retention.sql — erasing one identity (a user or a device) of an app everywhere Cardinal
 -- keeps it, with an audit trail that keeps no identity; and what `cardinal retention apply` lists and does
 -- (issue 10, "Erasure and retention").
 --
@@ -20,8 +20,9 @@
 --   per-day counts of report_daily_counts, which mix every user, lose exactly what the affected users'
 --   folded events added; then the affected users' remaining events (none for an erased user; a device's
 --   other users keep their other devices) are queued again, so the next fold makes their rows anew from
---   what is left. Every stored event is on exactly one side (state or queue, 0015), so the events of an
---   affected user not in the queue are exactly those the state holds. Rebuilding the whole app instead
+--   what is left. Every stored event is on exactly one side (state or unfolded: in the queue, or stored
+--   since the last fold, 0015 and 0021), so the events of an affected user that are not unfolded are
+--   exactly those the state holds. Rebuilding the whole app instead
 --   (requeue_report_state) would be as exact but cost a pass over all of its events per erased user.
 --
 -- * report_groups whose every state row went with the erasure are deleted: a group may have been made by
@@ -49,14 +50,14 @@ create index events_user_key_idx
 
 comment on index cardinal.events_user_key_idx is
     'Erasure: one user''s events of an app (user_key = user_id, or device: || device_id when anonymous), '
-    'one index probe per partition (0021).';
+    'one index probe per partition (0022).';
 
 create index events_device_idx
     on cardinal.events (app_id, device_id)
     where device_id is not null;
 
 comment on index cardinal.events_device_idx is
-    'Erasure: one device''s events of an app, anonymous or not, one index probe per partition (0021).';
+    'Erasure: one device''s events of an app, anonymous or not, one index probe per partition (0022).';
 
 -- The partitions' own indexes need their comment too (new partitions copy it with LIKE … INCLUDING ALL).
 do $partition_index_comments$
@@ -153,7 +154,8 @@ comment on column cardinal.erasures.report_daily_counts is
 comment on column cardinal.erasures.report_fold_queue is 'Queued rows of the affected users removed from report_fold_queue.';
 comment on column cardinal.erasures.report_groups is 'report_groups left without state and deleted.';
 comment on column cardinal.erasures.requeued_events is
-    'Remaining events of other users who shared the erased device, queued again to rebuild their state.';
+    'Remaining events of other users who shared the erased device, which the next fold folds again to '
+    'rebuild their state (queued again, or still unfolded since they were stored).';
 
 grant select on cardinal.erasures to cardinal_reader;
 
@@ -225,6 +227,7 @@ declare
     affected     text[];
     touched      bigint[];
     more_touched bigint[];
+    watermark    bigint;
 begin
     if kind is null or kind not in ('user', 'device') then
         raise exception 'erase_identity: kind must be user or device, not %', coalesce(kind, 'NULL')
@@ -240,6 +243,8 @@ begin
     end if;
 
     perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
+    -- Fixed while the lock is held: only the fold moves it.
+    select w.folded_below into watermark from cardinal.report_fold_watermark as w;
 
     audit.app_id := target_app;
     audit.identity_kind := kind;
@@ -267,6 +272,10 @@ begin
               and e.type <> 'conversion'
               and not exists (select from cardinal.report_fold_queue as q
                               where q.app_id = e.app_id and q.id = e.id and q.time = e.time)
+              -- Nor stored since the last fold (0021): those are still past the watermark.
+              and (e.stored_xid is null
+                   or e.stored_xid < watermark
+                   or exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid))
         ),
         counted as (
             select g.group_id, local.day,
@@ -369,9 +378,19 @@ begin
                    e.user_key, e.session_id, e.message_id, e.conversion_name
             from cardinal.events as e
             where e.app_id = target_app and e.user_key = any(affected)
+              -- Not those past the watermark (0021): the next fold takes them from events anyway.
+              and (e.stored_xid is null
+                   or e.stored_xid < watermark
+                   or exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid))
             returning 1
         )
-        select (select count(*) from unqueued), (select count(*) from requeued)
+        select (select count(*) from unqueued),
+               (select count(*) from requeued)
+               + (select count(*)
+                  from cardinal.events as e
+                  where e.app_id = target_app and e.user_key = any(affected)
+                    and e.stored_xid >= watermark
+                    and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid))
         into audit.report_fold_queue, audit.requeued_events;
 
         delete from cardinal.report_groups as g
