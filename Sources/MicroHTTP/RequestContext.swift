@@ -5,6 +5,8 @@
 /// connection on one thread at a time, so this class needs no lock.
 final class RequestContext {
     enum Phase {
+        /// Waiting, suspended, for the verdict on the head; no body is read meanwhile.
+        case admitting(HTTPAdmission)
         /// Collecting the body.
         case receiving
         /// The body outgrew the limit; the rest is read and dropped, then `413` is sent.
@@ -24,23 +26,27 @@ final class RequestContext {
     let headers: HTTPHeaders
     let query: [String: String]
     let remoteAddress: String?
+    /// When the request must be answered by (`HTTPServerConfiguration.requestDeadline` after its start).
+    let deadline: ContinuousClock.Instant
+    /// What the admission handler passed on to the handler.
+    var admissionNote: (any Sendable)?
     private let maxBodyBytes: Int
+    /// Grows as bytes arrive, not reserved from `Content-Length`: a client that announces a large body and
+    /// sends it slowly must not hold that much memory from its first byte.
     private(set) var body: [UInt8] = []
     var phase: Phase = .receiving
 
     init(
         method: String, path: String, headers: HTTPHeaders, query: [String: String], remoteAddress: String?,
-        maxBodyBytes: Int, expectedBodyBytes: Int?
+        deadline: ContinuousClock.Instant, maxBodyBytes: Int
     ) {
+        self.deadline = deadline
         self.method = method
         self.path = path
         self.headers = headers
         self.query = query
         self.remoteAddress = remoteAddress
         self.maxBodyBytes = maxBodyBytes
-        if let expectedBodyBytes {
-            body.reserveCapacity(min(expectedBodyBytes, maxBodyBytes))
-        }
     }
 
     /// Takes one piece of the body.
@@ -62,8 +68,8 @@ final class RequestContext {
             let total = discarded + bytes.count
             phase = .tooLarge(discarded: total)
             return total - maxBodyBytes > maxBodyBytes ? .abort : .accepted
-        case .dispatched:
-            preconditionFailure("libmicrohttpd delivered body data after the request was complete")
+        case .dispatched, .admitting:
+            preconditionFailure("libmicrohttpd delivered body data while no body was expected (phase \(phase))")
         }
     }
 
@@ -71,6 +77,7 @@ final class RequestContext {
     func takeRequest() -> HTTPRequest {
         defer { body = [] }
         return HTTPRequest(
-            method: method, path: path, query: query, headers: headers, body: body, remoteAddress: remoteAddress)
+            method: method, path: path, query: query, headers: headers, body: body, remoteAddress: remoteAddress,
+            admissionNote: admissionNote)
     }
 }
