@@ -18,6 +18,10 @@ public struct IngestConfiguration: Sendable {
     /// Largest body after gzip inflation, in bytes (413 beyond). The inflated body is held whole while it is
     /// decoded, so this is most of the memory one request can take.
     public var maxInflatedBytes = 16 * 1024 * 1024
+    /// Bytes of request bodies, as received and as inflated, held at once across all requests; a request that
+    /// would pass it is answered 503 + Retry-After. With the daemon's own ~33 MB this keeps it near its 64 MB
+    /// goal. At least `maxBodyBytes` and `maxInflatedBytes`.
+    public var maxBodyMemoryBytes = 24 * 1024 * 1024
     /// Events (valid or not) one request may carry; a body with more is answered 413 and nothing of it is stored.
     public var maxEventsPerRequest = 2000
     /// Rejected events of one request stored in `cardinal.rejected_events`; the rest are answered but not kept.

@@ -59,10 +59,12 @@ public final class IngestService: Sendable {
             threads: configuration.keyLookupThreads)
         let rateLimiter = RateLimiter(eventsPerSecond: configuration.rateLimitEventsPerSecond,
                                       requestsPerSecond: configuration.rateLimitRequestsPerSecond)
+        let memory = MemoryBudget(bytes: configuration.maxBodyMemoryBytes)
         let router = IngestRouter(
             events: EventsEndpoint(
                 rateLimiter: rateLimiter,
                 rejectionQuota: RejectionQuota(perAppPerHour: configuration.maxStoredRejectionsPerAppHour),
+                memory: memory,
                 maxEvents: configuration.maxEventsPerRequest,
                 maxStoredRejections: configuration.maxStoredRejectionsPerRequest,
                 retention: retention,
@@ -70,7 +72,7 @@ public final class IngestService: Sendable {
                 maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout
             ),
             headCheck: RequestHeadCheck(maxBodyBytes: configuration.maxBodyBytes),
-            keys: keys, rateLimiter: rateLimiter, readinessPool: pool, spool: spool, metrics: metrics, logger: logger
+            keys: keys, rateLimiter: rateLimiter, memory: memory, readinessPool: pool, spool: spool, metrics: metrics, logger: logger
         )
         do {
             self.server = try HTTPServer(

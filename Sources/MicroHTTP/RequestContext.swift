@@ -31,8 +31,9 @@ final class RequestContext {
     /// What the admission handler passed on to the handler.
     var admissionNote: (any Sendable)?
     private let maxBodyBytes: Int
-    /// Grows as bytes arrive, not reserved from `Content-Length`: a client that announces a large body and
-    /// sends it slowly must not hold that much memory from its first byte.
+    /// Reserved from `Content-Length` only once the request is admitted (``reserveBody()``): an unknown client
+    /// that announces a large body must not get that much memory for it; an admitted one gets it at once, so
+    /// the body is not copied as it grows.
     private(set) var body: [UInt8] = []
     var phase: Phase = .receiving
 
@@ -47,6 +48,13 @@ final class RequestContext {
         self.query = query
         self.remoteAddress = remoteAddress
         self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Reserves room for the body `Content-Length` announces (at most the limit).
+    func reserveBody() {
+        if let declared = headers["Content-Length"].flatMap({ Int($0) }), declared > 0 {
+            body.reserveCapacity(min(declared, maxBodyBytes))
+        }
     }
 
     /// Takes one piece of the body.

@@ -93,6 +93,7 @@ final class ServerCore: Sendable {
         requestSlot.pointee = Unmanaged.passRetained(context).toOpaque()
         openRequests.add(1, ordering: .relaxed)
         guard let admissionHandler else {
+            context.reserveBody()
             return .YES
         }
         let admission = HTTPAdmission(reply: SuspendableReply(
@@ -115,6 +116,7 @@ final class ServerCore: Sendable {
         case .admit(let note):
             context.admissionNote = note
             context.phase = .receiving
+            context.reserveBody()
             return .YES
         case .refuse(let response):
             return queue(response, on: connection)

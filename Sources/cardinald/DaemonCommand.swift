@@ -44,6 +44,9 @@ enum DaemonCommand {
                        default: String(defaults.maxBodyBytes), environment: "CARDINAL_MAX_BODY_BYTES"),
             OptionSpec("max-inflated-bytes", help: "Largest body after gzip inflation (413 beyond).",
                        valueName: "bytes", default: String(defaults.maxInflatedBytes), environment: "CARDINAL_MAX_INFLATED_BYTES"),
+            OptionSpec("max-body-memory",
+                       help: "Bytes of request bodies (as sent and inflated) held at once across all requests; a request beyond gets 503 + Retry-After. At least --max-body-bytes and --max-inflated-bytes.",
+                       valueName: "bytes", default: String(defaults.maxBodyMemoryBytes), environment: "CARDINAL_MAX_BODY_MEMORY"),
             OptionSpec("max-events-per-request", help: "Events one request may carry (413 beyond).", valueName: "n",
                        default: String(defaults.maxEventsPerRequest), environment: "CARDINAL_MAX_EVENTS_PER_REQUEST"),
             OptionSpec("max-stored-rejections-per-request",
@@ -121,6 +124,12 @@ enum DaemonCommand {
         configuration.maxBodyBytes = try positive("max-body-bytes", arguments)
         configuration.maxInflatedBytes = try positive("max-inflated-bytes", arguments)
         configuration.connectionLimit = try positive("max-connections", arguments)
+        configuration.maxBodyMemoryBytes = try positive("max-body-memory", arguments)
+        guard configuration.maxBodyMemoryBytes >= max(configuration.maxBodyBytes, configuration.maxInflatedBytes) else {
+            throw arguments.usageError(
+                "--max-body-memory (\(configuration.maxBodyMemoryBytes)) must be at least --max-body-bytes and "
+                    + "--max-inflated-bytes, or the largest request could never be read")
+        }
         configuration.maxEventsPerRequest = try positive("max-events-per-request", arguments)
         guard configuration.maxEventsPerRequest <= configuration.maxBatchEvents else {
             throw arguments.usageError(

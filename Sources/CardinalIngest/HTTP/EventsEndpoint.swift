@@ -10,6 +10,7 @@ import MicroHTTP
 struct EventsEndpoint: Sendable {
     let rateLimiter: RateLimiter
     let rejectionQuota: RejectionQuota
+    let memory: MemoryBudget
     /// Events one request may carry (413 beyond).
     let maxEvents: Int
     /// Rejected events of one request that are stored.
@@ -25,12 +26,13 @@ struct EventsEndpoint: Sendable {
     /// Handles one request, on the processing queue (CPU work only; nothing here blocks).
     func handle(_ request: HTTPRequest, requestID: String, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let receivedAt = Date.now
-        guard let app = request.admissionNote as? IngestKeyLookup else {
+        guard let admitted = request.admissionNote as? AdmittedRequest else {
             preconditionFailure("a POST /v1/events reached its handler without an admitted key")
         }
+        let app = admitted.app
         let appID = app.appID
         let decoded: DecodedBatch
-        switch decode(request, receivedAt: receivedAt) {
+        switch decode(request, admitted: admitted, receivedAt: receivedAt) {
         case let .success(batch):
             decoded = batch
         case let .failure(error):
@@ -96,15 +98,22 @@ struct EventsEndpoint: Sendable {
         return rejections.prefix(granted)
     }
 
-    private func decode(_ request: HTTPRequest, receivedAt: Date) -> Result<DecodedBatch, ResponseError> {
+    private func decode(_ request: HTTPRequest, admitted: AdmittedRequest, receivedAt: Date) -> Result<DecodedBatch, ResponseError> {
         guard let format = RequestHeadCheck.batchFormat(contentType: request.headers["Content-Type"]) else {
             return .failure(.init(IngestResponse.error(415, code: "unsupported_media_type",
                                                        message: "Content-Type must be application/json or application/x-ndjson")))
         }
         var body = request.body
+        var inflatedReservation: MemoryBudget.Reservation?
         if ContentEncoding(header: request.headers["Content-Encoding"]) == .gzip {
             do {
-                body = try Gzip.inflate(body, maxOutputBytes: maxInflatedBytes)
+                // Measured first, so that exactly its size is reserved and allocated, never more.
+                let size = try Gzip.inflatedSize(of: body, maxOutputBytes: maxInflatedBytes)
+                guard let reservation = memory.reserve(size, for: admitted.app.appID, besides: admitted.bodyReservation) else {
+                    return .failure(.init(IngestResponse.failure(.outOfMemoryBudget)))
+                }
+                inflatedReservation = reservation
+                body = try Gzip.inflate(body, exactBytes: size)
             } catch .outputTooLarge(let limit) {
                 return .failure(.init(IngestResponse.error(
                     413, code: "payload_too_large", message: "the body inflates to more than \(limit) bytes"
@@ -113,6 +122,7 @@ struct EventsEndpoint: Sendable {
                 return .failure(.init(IngestResponse.error(400, code: "invalid_gzip", message: "the gzip body is corrupt")))
             }
         }
+        defer { withExtendedLifetime(inflatedReservation) {} }
         do {
             let decoder = BatchDecoder(policy: retention.policy, maxEvents: maxEvents)
             return .success(try decoder.decode(body, format: format, receivedAt: receivedAt))

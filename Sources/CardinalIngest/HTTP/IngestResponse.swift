@@ -76,6 +76,10 @@ enum IngestResponse {
             error(503, code: "overloaded",
                   message: "too many events are waiting to be written; nothing of this request was stored, retry later",
                   retryAfterSeconds: 1)
+        case .outOfMemoryBudget:
+            error(503, code: "overloaded",
+                  message: "the daemon holds as many request bodies as it may; nothing of this request was stored, retry later",
+                  retryAfterSeconds: 1)
         case .timedOut:
             error(503, code: "timeout",
                   message: "the events could not be written in time; nothing of this request was stored, retry later",

@@ -18,6 +18,9 @@ final class IngestRouter: Sendable {
     private let readinessWorker = BlockingWorkers(threads: 1, name: "cardinal-readiness")
     private let keys: IngestKeyCache
     private let rateLimiter: RateLimiter
+    private let memory: MemoryBudget
+    /// What a request without `Content-Length` (chunked) reserves: the most it may send.
+    private let maxBodyBytes: Int
     /// Whether a disk spool takes batches while the database is down (then known keys keep working).
     private let spoolEnabled: Bool
     private let spool: SpoolWriter?
@@ -32,7 +35,10 @@ final class IngestRouter: Sendable {
     private let requestIDPrefix = String(UInt32.random(in: .min ... .max), radix: 36)
 
     init(events: EventsEndpoint, headCheck: RequestHeadCheck, keys: IngestKeyCache, rateLimiter: RateLimiter,
-         readinessPool: PostgresPool, spool: SpoolWriter?, metrics: IngestMetrics, logger: Logger) {
+         memory: MemoryBudget, readinessPool: PostgresPool, spool: SpoolWriter?, metrics: IngestMetrics,
+         logger: Logger) {
+        self.memory = memory
+        self.maxBodyBytes = headCheck.maxBodyBytes
         self.events = events
         self.headCheck = headCheck
         self.keys = keys
@@ -54,8 +60,9 @@ final class IngestRouter: Sendable {
     }
 
     /// The `HTTPAdmissionHandler` of the server: resolves the key of a `POST /v1/events` (from the cache, else on
-    /// a lookup thread) and checks the app's request rate before a byte of the body is read, so that an unknown
-    /// key or a throttled app costs the daemon no body memory. Other requests are admitted at once.
+    /// a lookup thread), checks the app's request rate and reserves the body's memory before a byte of the body
+    /// is read, so that an unknown key or a throttled app costs the daemon no body memory. Other requests are
+    /// admitted at once.
     func admit(method: String, path: String, headers: HTTPHeaders, admission: HTTPAdmission) {
         guard Route(path: path) == .events, let token = BearerToken(authorization: headers["Authorization"]) else {
             return admission.admit()
@@ -82,7 +89,11 @@ final class IngestRouter: Sendable {
                 metrics.recordRateLimited(bucket: refusal.bucket.rawValue)
                 return refuse(IngestResponse.rateLimited(refusal))
             }
-            admission.admit(note: app)
+            let declared = headers["Content-Length"].flatMap { Int($0) } ?? maxBodyBytes
+            guard let reservation = memory.reserve(declared, for: app.appID) else {
+                return refuse(IngestResponse.failure(.outOfMemoryBudget))
+            }
+            admission.admit(note: AdmittedRequest(app: app, bodyReservation: reservation))
         }
     }
 
