@@ -122,45 +122,34 @@ struct JSONParser {
     }
 
     private mutating func parseArray() throws(JSONParseError) -> [JSONValue] {
-        try enterContainer()
-        position += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            position += 1
-            depth -= 1
-            return elements
-        }
-        while true {
-            elements.append(try parseValue())
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","):
-                position += 1
-                skipWhitespace()
-            case UInt8(ascii: "]"):
-                position += 1
-                depth -= 1
-                return elements
-            default:
-                throw error("expected ',' or ']' in an array, got \(describeCurrent())")
-            }
-        }
+        try parseElements(budgetEach: false) { elements.append($0); return true }
+        return elements
     }
 
-    /// Parses a string starting at its opening quote. The common case, no escapes, is one scan and one copy.
     /// Parses the array at the current position, handing each element to `element`; returns an empty array.
     private mutating func streamElements(to element: (JSONValue) -> Bool) throws(JSONParseError) -> JSONValue {
+        try parseElements(budgetEach: true, element)
+        return .array([])
+    }
+
+    /// Parses the array at the current position, handing each element to `element` (`false` stops the parse);
+    /// with `budgetEach`, each element gets the whole value budget.
+    private mutating func parseElements(
+        budgetEach: Bool, _ element: (JSONValue) -> Bool
+    ) throws(JSONParseError) {
         try enterContainer()
         position += 1
         skipWhitespace()
         if peek() == UInt8(ascii: "]") {
             position += 1
             depth -= 1
-            return .array([])
+            return
         }
         while true {
-            remainingValues = maxValues
+            if budgetEach {
+                remainingValues = maxValues
+            }
             guard element(try parseValue()) else { throw error(Self.stoppedReason) }
             skipWhitespace()
             switch peek() {
@@ -170,7 +159,7 @@ struct JSONParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
-                return .array([])
+                return
             default:
                 throw error("expected ',' or ']' in an array, got \(describeCurrent())")
             }

@@ -39,8 +39,9 @@ public struct IngestConfiguration: Sendable {
     public var perIPConnectionLimit = http.perIPConnectionLimit
     /// Seconds of inactivity after which a connection is closed.
     public var connectionTimeout = http.connectionTimeout
-    /// How long a request may take from its first byte to its answer, whatever it waits for.
-    public var requestDeadline = http.requestDeadline
+    /// How long a request may take from its first byte to its answer, whatever it waits for: long enough for an
+    /// 8 MiB body over a slow mobile link and a `requestTimeout` wait for its batch.
+    public var requestDeadline: Duration = .seconds(60)
     /// Threads serving HTTP (libmicrohttpd's thread pool); 0 uses one epoll thread.
     public var httpThreads = http.threadPoolSize
     /// Writer threads, each with its own database connection.

@@ -18,8 +18,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long a request may take in all, from the moment its connection was ready for it (accepted, or done
     /// with the previous request) to its response, suspended or not: past it, a request waiting for its
     /// handler or its admission gets ``deadlineResponse`` and one still sending its body is cut off, so a
-    /// client that trickles a body cannot hold a connection slot for longer. Zero turns it off.
-    public var requestDeadline: Duration = .seconds(60)
+    /// client that trickles a body cannot hold a connection slot for longer. Zero (the default) turns it off:
+    /// how long a request may take is the application's to say.
+    public var requestDeadline: Duration = .zero
     /// What a request that reached ``requestDeadline`` while waiting is answered.
     public var deadlineResponse = HTTPResponse.text(503, "the request took longer than the server allows\n")
     /// Bytes of libmicrohttpd's per-connection memory pool (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): request

@@ -172,21 +172,20 @@ enum DaemonCommand {
     }
 
     private static func notNegative(_ name: String, _ arguments: ParsedArguments) throws(UsageError) -> Int {
-        guard let value = try arguments.integer(name) else {
-            throw arguments.usageError("--\(name) needs a value")
-        }
-        guard value >= 0 else {
-            throw arguments.usageError("--\(name) must be 0 or more, got \(value)")
-        }
-        return value
+        try integer(name, atLeast: 0, arguments)
     }
 
     private static func positive(_ name: String, _ arguments: ParsedArguments) throws(UsageError) -> Int {
+        try integer(name, atLeast: 1, arguments)
+    }
+
+    private static func integer(_ name: String, atLeast least: Int, _ arguments: ParsedArguments) throws(UsageError) -> Int {
         guard let value = try arguments.integer(name) else {
             throw arguments.usageError("--\(name) needs a value")
         }
-        guard value > 0 else {
-            throw arguments.usageError("--\(name) must be greater than 0, got \(value)")
+        guard value >= least else {
+            throw arguments.usageError(least == 1 ? "--\(name) must be greater than 0, got \(value)"
+                                                  : "--\(name) must be \(least) or more, got \(value)")
         }
         return value
     }

@@ -11,7 +11,7 @@ import TestSupport
     /// The daemon's memory goal (DESIGN.md).
     static let memoryGoal = 64 * 1024 * 1024
     /// How long each attack lasts.
-    static let attackSeconds = 3.0
+    static let attackSeconds = 2.0
 
     enum Attack: String, CaseIterable, CustomTestStringConvertible {
         case gzipBomb = "gzip bombs of zero lines"
@@ -64,7 +64,7 @@ import TestSupport
         print("attack \(attack.rawValue): resident before \(before / 1024) KiB, peak \(peak / 1024) KiB; "
               + "well-behaved requests \(statuses.count); attacker answers \(attackStatuses.sorted { $0.key < $1.key })")
         #expect(peak < Self.memoryGoal, "peak resident memory \(peak / 1024) KiB under \(attack.rawValue)")
-        #expect(statuses.count >= 10)
+        #expect(statuses.count >= 5, "the well-behaved client hardly ran")
         #expect(statuses.allSatisfy { $0 == 200 }, "well-behaved statuses: \(statuses)")
         #expect(attackStatuses.values.reduce(0, +) > 0, "the attack got no answers at all")
         #expect(attackStatuses.keys.allSatisfy { $0 != 200 || attack == .floodingKey })
