@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         // Thin, safe adapters: the only code that touches C pointers.
         .target(name: "PostgresClient", dependencies: ["CPostgreSQL"], swiftSettings: strictSettings),
@@ -37,7 +38,7 @@ let package = Package(
         .target(name: "CardinalIngest", dependencies: ["CardinalCore", "CardinalStore", "PostgresClient", "MicroHTTP", "Gzip"],
                 swiftSettings: strictSettings),
         .target(name: "ArgumentKit", swiftSettings: strictSettings),
-        .executableTarget(name: "cardinald", dependencies: ["CardinalIngest", "CardinalCore", "ArgumentKit"],
+        .executableTarget(name: "cardinald", dependencies: ["CardinalIngest", "CardinalCore", "ArgumentKit", "CMalloc"],
                           swiftSettings: strictSettings),
         .executableTarget(name: "cardinal", dependencies: ["CardinalReports", "CardinalStore", "CardinalCore", "ArgumentKit"],
                           swiftSettings: strictSettings),

@@ -80,7 +80,8 @@ from (
       and not (relname = 'events' and attname in ('app_id', 'time', 'id'))
       and pg_catalog.has_column_privilege('cardinal_ingest', oid, attnum, 'SELECT')
 
-    -- Beyond those key columns, the ingest role reads only the ingest keys and the settings: what cardinald's
+    -- Beyond those key columns, the ingest role reads only the ingest keys, their apps' rate limits (0023)
+    -- and the settings: what cardinald's
     -- own SQL reads (see 0020_ingest_least_privilege_and_key_format.sql). Triggers and the SECURITY DEFINER
     -- functions it calls read the rest as cardinal_owner.
     union all
@@ -88,7 +89,7 @@ from (
     from relations
     where relkind <> 'S'
       and relname not like 'events%'
-      and object not in ('cardinal.ingest_keys', 'cardinal.settings')
+      and object not in ('cardinal.ingest_keys', 'cardinal.settings', 'cardinal.ingest_rate_limits')
       and pg_catalog.has_any_column_privilege('cardinal_ingest', oid, 'SELECT')
 
     -- A SECURITY DEFINER function runs as cardinal_owner: it must never be callable by everyone.

@@ -9,10 +9,15 @@ public import Foundation
 public struct BatchDecoder: Sendable {
     /// The validator applied to every event.
     public var validator: EventValidator
+    /// The most events a body may hold; decoding stops at the next one and throws
+    /// ``BatchDecodingError/tooManyEvents(limit:)``, so that the work a body causes is bounded by the limit and
+    /// not by how many events its bytes (or its gzip) can spell.
+    public var maxEvents: Int
 
-    /// Creates a decoder that validates with `policy`.
-    public init(policy: ValidationPolicy = ValidationPolicy()) {
+    /// Creates a decoder that validates with `policy` and accepts at most `maxEvents` events per body.
+    public init(policy: ValidationPolicy = ValidationPolicy(), maxEvents: Int = .max) {
         validator = EventValidator(policy: policy)
+        self.maxEvents = maxEvents
     }
 
     /// Decodes and validates a request body.
@@ -23,7 +28,8 @@ public struct BatchDecoder: Sendable {
     ///   - now: When the request was received; every event's `time` is checked against it.
     /// - Returns: The valid events and the rejections, each with its index in the request.
     /// - Throws: ``BatchDecodingError/notABatch(_:)`` when the body is empty, is not JSON (`.json`), or is
-    ///   not exactly an object with one `events` array.
+    ///   not exactly an object with one `events` array; ``BatchDecodingError/tooManyEvents(limit:)`` past
+    ///   ``maxEvents``.
     public func decode(_ body: [UInt8], format: BatchFormat, receivedAt now: Date) throws(BatchDecodingError) -> DecodedBatch {
         try body.withUnsafeBufferPointer { buffer in
             Result { () throws(BatchDecodingError) in try decode(buffer: buffer, format: format, now: now) }
@@ -56,30 +62,51 @@ public struct BatchDecoder: Sendable {
 
     private func decodeJSON(_ body: UnsafeBufferPointer<UInt8>, window: TimeWindow) throws(BatchDecodingError) -> DecodedBatch {
         guard !body.allSatisfy(Self.isWhitespace) else { throw Self.emptyBody }
+        var batch = DecodedBatch(events: [], rejections: [], count: 0)
         let document: JSONValue
         do {
-            document = try JSONParser.parseDocument(body)
+            // Each event is validated as soon as it is parsed and its JSON let go, so a batch never exists as
+            // one tree of parsed values.
+            document = try JSONParser.parseDocument(
+                body, streamingElementsOf: "events", maxValues: Limits.maxJSONValuesPerEvent
+            ) { element in
+                guard batch.count < maxEvents else { return false }
+                append(validator.check(element, window: window), index: batch.count,
+                       rawID: { EventValidator.rawID(of: element) }, raw: { element.compactText }, to: &batch)
+                return true
+            }
         } catch {
+            if error.reason == JSONParser.stoppedReason { throw .tooManyEvents(limit: maxEvents) }
             throw .notABatch("the body is not valid JSON: \(error)")
         }
-        let elements = try Self.eventsArray(of: document)
-        var batch = DecodedBatch(events: [], rejections: [], count: elements.count)
-        batch.events.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            switch validator.check(element, window: window) {
-            case .success(let event):
-                batch.events.append(IndexedEvent(index: index, event: event))
-            case .failure(let failure):
-                batch.rejections.append(EventRejection(
-                    index: index, id: EventValidator.rawID(of: element), code: failure.code, message: failure.message,
-                    rawJSON: element.compactText))
-            }
-        }
+        try Self.checkShape(of: document)
         return batch
     }
 
-    /// The `events` array of a `{"events":[…]}` document, or why the document is not one.
-    private static func eventsArray(of document: JSONValue) throws(BatchDecodingError) -> [JSONValue] {
+    /// Adds one checked event to `batch`: as an event or, with its evidence, as a rejection.
+    private func append(
+        _ result: Result<Event, ValidationFailure>, index: Int, rawID: () -> String?, raw: () -> String,
+        to batch: inout DecodedBatch
+    ) {
+        batch.count += 1
+        switch result {
+        case .success(let event):
+            batch.events.append(IndexedEvent(index: index, event: event))
+        case .failure(let failure):
+            batch.rejections.append(EventRejection(
+                index: index, id: rawID(), code: failure.code, message: failure.message, rawJSON: Self.evidence(raw())))
+        }
+    }
+
+    /// `raw` cut to ``Limits/rejectedRawMaxBytes`` bytes, marked with `…` when it was cut.
+    static func evidence(_ raw: String) -> String {
+        guard raw.utf8.count > Limits.rejectedRawMaxBytes else { return raw }
+        // A character cut in two becomes U+FFFD; "…" takes the last 3 bytes.
+        return String(decoding: raw.utf8.prefix(Limits.rejectedRawMaxBytes - 3), as: UTF8.self) + "…"
+    }
+
+    /// Checks that a document whose `events` elements were streamed out is `{"events":[…]}`, or says why not.
+    private static func checkShape(of document: JSONValue) throws(BatchDecodingError) {
         guard case .object(let object) = document else {
             throw .notABatch("the body must be a JSON object {\"events\":[…]}, got \(document.typeDescription)")
         }
@@ -103,8 +130,8 @@ public struct BatchDecoder: Sendable {
         switch events {
         case nil:
             throw .notABatch("the body has no \"events\" array; send {\"events\":[…]}")
-        case .array(let elements)?:
-            return elements
+        case .array?:
+            return
         case let other?:
             throw .notABatch("\"events\" must be an array, got \(other.typeDescription)")
         }
@@ -123,25 +150,19 @@ public struct BatchDecoder: Sendable {
             lineStart = newline + 1
             guard !line.allSatisfy(Self.isWhitespace) else { continue }
 
-            let index = batch.count
-            batch.count += 1
+            guard batch.count < maxEvents else { throw .tooManyEvents(limit: maxEvents) }
             let result: Result<Event, ValidationFailure>
             var rawID: String?
             do {
-                let value = try JSONParser.parseDocument(line)
+                let value = try JSONParser.parseDocument(line, maxValues: Limits.maxJSONValuesPerEvent)
                 rawID = EventValidator.rawID(of: value)
                 result = validator.check(value, window: window)
             } catch {
                 result = .failure(ValidationFailure(code: .invalidJSON, message: "line \(lineNumber) is not valid JSON: \(error)"))
             }
-            switch result {
-            case .success(let event):
-                batch.events.append(IndexedEvent(index: index, event: event))
-            case .failure(let failure):
-                batch.rejections.append(EventRejection(
-                    index: index, id: rawID, code: failure.code, message: failure.message,
-                    rawJSON: String(decoding: line, as: UTF8.self)))
-            }
+            append(result, index: batch.count, rawID: { rawID }, raw: {
+                String(decoding: UnsafeBufferPointer(rebasing: line.prefix(Limits.rejectedRawMaxBytes + 4)), as: UTF8.self)
+            }, to: &batch)
         }
         guard batch.count > 0 else { throw Self.emptyBody }
         return batch

@@ -7,25 +7,67 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
+    /// Values that may still be parsed: a few bytes of JSON become a value of tens of bytes, so a budget is
+    /// what bounds the memory a hostile text can take.
+    private let maxValues: Int
+    private var remainingValues: Int
+    private var streamed: StreamedArray?
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    /// The array member of the root object whose elements go to `element` one by one instead of being kept.
+    private struct StreamedArray {
+        let member: String
+        /// Called with each element; `false` stops the parse.
+        let element: (JSONValue) -> Bool
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, maxValues: Int) {
         self.bytes = bytes
+        self.maxValues = maxValues
+        remainingValues = maxValues
     }
 
     /// Parses exactly one JSON value, with optional surrounding whitespace, filling the whole buffer.
-    static func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes)
-        parser.skipWhitespace()
-        let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.position == bytes.count else {
-            throw parser.error("unexpected \(parser.describeCurrent()) after the JSON value")
+    /// - Parameter maxValues: the most values (scalars and containers) the text may hold.
+    static func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>, maxValues: Int = .max) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxValues: maxValues)
+        return try parser.parseWholeDocument()
+    }
+
+    /// Parses a document as ``parseDocument(_:maxValues:)`` does, except that when the root is an object,
+    /// the elements of its `member` array are handed to `element` as each is parsed, and not kept: the
+    /// member's value in the result is an empty array. This is how a batch of many events is decoded in the
+    /// memory of one event. `maxValues` then applies to each element, and to each other member, on its own.
+    /// - Throws: ``JSONParseError``, also when `element` returns `false` (the reason then says so).
+    static func parseDocument(
+        _ bytes: UnsafeBufferPointer<UInt8>, streamingElementsOf member: String, maxValues: Int,
+        element: (JSONValue) -> Bool
+    ) throws(JSONParseError) -> JSONValue {
+        try withoutActuallyEscaping(element) { element in
+            var parser = JSONParser(bytes: bytes, maxValues: maxValues)
+            parser.streamed = StreamedArray(member: member, element: element)
+            return Result { () throws(JSONParseError) in try parser.parseWholeDocument() }
+        }.get()
+    }
+
+    /// The reason of the error thrown when the element handler stops a streaming parse.
+    static let stoppedReason = "stopped by the element handler"
+
+    private mutating func parseWholeDocument() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard position == bytes.count else {
+            throw error("unexpected \(describeCurrent()) after the JSON value")
         }
         return value
     }
 
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard position < bytes.count else { throw error("unexpected end of input, expected a value") }
+        remainingValues -= 1
+        if remainingValues < 0 {
+            throw error("more than \(maxValues) values")
+        }
         switch bytes[position] {
         case UInt8(ascii: "{"): return .object(try parseObject())
         case UInt8(ascii: "["): return .array(try parseArray())
@@ -56,7 +98,14 @@ struct JSONParser {
             guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after an object key, got \(describeCurrent())") }
             position += 1
             skipWhitespace()
-            members.append(JSONObject.Member(key: key, value: try parseValue()))
+            if depth == 1, let streamed {
+                remainingValues = maxValues
+                let value = key == streamed.member && peek() == UInt8(ascii: "[")
+                    ? try streamElements(to: streamed.element) : try parseValue()
+                members.append(JSONObject.Member(key: key, value: value))
+            } else {
+                members.append(JSONObject.Member(key: key, value: try parseValue()))
+            }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -73,17 +122,35 @@ struct JSONParser {
     }
 
     private mutating func parseArray() throws(JSONParseError) -> [JSONValue] {
+        var elements: [JSONValue] = []
+        try parseElements(budgetEach: false) { elements.append($0); return true }
+        return elements
+    }
+
+    /// Parses the array at the current position, handing each element to `element`; returns an empty array.
+    private mutating func streamElements(to element: (JSONValue) -> Bool) throws(JSONParseError) -> JSONValue {
+        try parseElements(budgetEach: true, element)
+        return .array([])
+    }
+
+    /// Parses the array at the current position, handing each element to `element` (`false` stops the parse);
+    /// with `budgetEach`, each element gets the whole value budget.
+    private mutating func parseElements(
+        budgetEach: Bool, _ element: (JSONValue) -> Bool
+    ) throws(JSONParseError) {
         try enterContainer()
         position += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
         if peek() == UInt8(ascii: "]") {
             position += 1
             depth -= 1
-            return elements
+            return
         }
         while true {
-            elements.append(try parseValue())
+            if budgetEach {
+                remainingValues = maxValues
+            }
+            guard element(try parseValue()) else { throw error(Self.stoppedReason) }
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -92,14 +159,13 @@ struct JSONParser {
             case UInt8(ascii: "]"):
                 position += 1
                 depth -= 1
-                return elements
+                return
             default:
                 throw error("expected ',' or ']' in an array, got \(describeCurrent())")
             }
         }
     }
 
-    /// Parses a string starting at its opening quote. The common case, no escapes, is one scan and one copy.
     private mutating func parseString() throws(JSONParseError) -> String {
         position += 1
         let start = position

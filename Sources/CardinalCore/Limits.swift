@@ -40,4 +40,11 @@ public enum Limits {
     /// (`campaign_id`, user key and `variant_id`; or user key and conversion `name`). A B-tree entry holds at
     /// most 2704 bytes; the rest is left for the fixed-size columns, headers and alignment (at most 92 bytes).
     public static let indexedTextMaxBytes = 2_600
+    /// The most JSON values (scalars, arrays and objects) one event may hold. `properties` of at most
+    /// ``defaultMaxPropertiesBytes`` hold about 8,200, the other fields a few dozen; the budget bounds the
+    /// memory a hostile event takes while it is parsed (a 2-byte `0,` becomes a value of 20 bytes or more).
+    public static let maxJSONValuesPerEvent = 10_000
+    /// The most bytes of a rejected event kept as evidence (its `raw` text in `cardinal.rejected_events` and in
+    /// memory): a valid event is far smaller, so only junk is cut, and one bad line cannot be stored as megabytes.
+    public static let rejectedRawMaxBytes = 64 * 1024
 }

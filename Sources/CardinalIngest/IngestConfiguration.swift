@@ -1,23 +1,49 @@
+import MicroHTTP
 import PostgresClient
 
-/// Everything `cardinald` can be told, with the defaults it runs with.
+/// Everything `cardinald` can be told, with the defaults it runs with: the one place those defaults are
+/// written. The HTTP settings start from ``MicroHTTP/HTTPServerConfiguration``'s, and `cardinald --help`
+/// prints these values.
 public struct IngestConfiguration: Sendable {
+    private static let http = HTTPServerConfiguration()
+
     /// libpq connection string or URI of the database.
     public var databaseURL: String
     /// Address to listen on.
-    public var host = "127.0.0.1"
+    public var host = http.host
     /// Port to listen on; 0 picks a free one (tests).
-    public var port: UInt16 = 8080
+    public var port: UInt16 = http.port
     /// Largest request body accepted as sent, in bytes (413 beyond).
-    public var maxBodyBytes = 8 * 1024 * 1024
-    /// Largest body after gzip inflation, in bytes (413 beyond).
-    public var maxInflatedBytes = 32 * 1024 * 1024
+    public var maxBodyBytes = http.maxBodyBytes
+    /// Largest body after gzip inflation, in bytes (413 beyond). The inflated body is held whole while it is
+    /// decoded, so this is most of the memory one request can take.
+    public var maxInflatedBytes = 16 * 1024 * 1024
+    /// Bytes of request bodies, as received and as inflated, held at once across all requests; a request that
+    /// would pass it is answered 503 + Retry-After. With the daemon's own ~33 MB this keeps it near its 64 MB
+    /// goal. At least `maxBodyBytes` and `maxInflatedBytes`.
+    public var maxBodyMemoryBytes = 24 * 1024 * 1024
+    /// Events (valid or not) one request may carry; a body with more is answered 413 and nothing of it is stored.
+    public var maxEventsPerRequest = 2000
+    /// Rejected events of one request stored in `cardinal.rejected_events`; the rest are answered but not kept.
+    public var maxStoredRejectionsPerRequest = 100
+    /// Rejected events stored per app and clock hour, by this daemon; the rest are answered but not kept.
+    public var maxStoredRejectionsPerAppHour = 10_000
+    /// Events per second each app may send, sustained (429 beyond); 0: no limit. An app's row in
+    /// `cardinal.ingest_rate_limits` overrides it.
+    public var rateLimitEventsPerSecond = 10_000
+    /// Requests per second each app may send, sustained (429 beyond); 0: no limit. Overridable per app.
+    public var rateLimitRequestsPerSecond = 1000
     /// Open connections at most.
-    public var connectionLimit = 1024
+    public var connectionLimit = http.connectionLimit
+    /// Open connections from one IP address at most; 0: no limit (behind a reverse proxy).
+    public var perIPConnectionLimit = http.perIPConnectionLimit
     /// Seconds of inactivity after which a connection is closed.
-    public var connectionTimeout: Duration = .seconds(30)
+    public var connectionTimeout = http.connectionTimeout
+    /// How long a request may take from its first byte to its answer, whatever it waits for: long enough for an
+    /// 8 MiB body over a slow mobile link and a `requestTimeout` wait for its batch.
+    public var requestDeadline: Duration = .seconds(60)
     /// Threads serving HTTP (libmicrohttpd's thread pool); 0 uses one epoll thread.
-    public var httpThreads = 0
+    public var httpThreads = http.threadPoolSize
     /// Writer threads, each with its own database connection.
     public var writers = 2
     /// Events per batch at most.
@@ -30,6 +56,10 @@ public struct IngestConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(10)
     /// How long a key lookup is remembered; a revoked key stops working within it.
     public var keyCacheTTL: Duration = .seconds(5)
+    /// How long an unknown key is remembered (at most `keyCacheTTL`): a new key works within it.
+    public var unknownKeyCacheTTL: Duration = .seconds(1)
+    /// Key lookups run at once, each on a thread and a database connection of its own.
+    public var keyLookupThreads = 2
     /// Days of events accepted; `nil` reads `cardinal.settings.retention_days` at start and every minute
     /// after, so ingest and partition retention agree.
     public var retentionDays: Int?

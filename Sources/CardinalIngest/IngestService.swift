@@ -9,6 +9,7 @@ public final class IngestService: Sendable {
     private let batcher: Batcher
     private let router: IngestRouter
     private let pool: PostgresPool
+    private let keyPool: PostgresPool
     private let folder: ReportStateFolder?
     private let retention: RetentionSetting
     private let replayer: SpoolReplayer?
@@ -23,8 +24,11 @@ public final class IngestService: Sendable {
         let metrics = IngestMetrics()
         let health = DatabaseHealth(metrics: metrics)
         let connectionString = configuration.connectionString
-        let pool = PostgresPool(connectionString: connectionString, maxConnections: 2,
+        // Settings and /readyz use this one; key lookups have a pool of their own, so neither waits for the other.
+        let pool = PostgresPool(connectionString: connectionString, maxConnections: 1,
                                 acquireTimeout: .seconds(2))
+        let keyPool = PostgresPool(connectionString: connectionString,
+                                   maxConnections: max(1, configuration.keyLookupThreads), acquireTimeout: .seconds(2))
         let databaseSink = {
             DatabaseBatchSink(connectionString: connectionString, reconnectInterval: .milliseconds(500),
                               health: health, metrics: metrics, logger: logger)
@@ -49,40 +53,45 @@ public final class IngestService: Sendable {
             sinks: sinks, metrics: metrics
         )
         let retention = Self.retentionSetting(configuration: configuration, pool: pool, logger: logger)
+        let keys = IngestKeyCache(
+            lookup: { token in try keyPool.withConnection { try IngestKeyStore(connection: $0).lookup(token: token) } },
+            timeToLive: configuration.keyCacheTTL, unknownTimeToLive: configuration.unknownKeyCacheTTL,
+            threads: configuration.keyLookupThreads)
+        let rateLimiter = RateLimiter(eventsPerSecond: configuration.rateLimitEventsPerSecond,
+                                      requestsPerSecond: configuration.rateLimitRequestsPerSecond)
+        let memory = MemoryBudget(bytes: configuration.maxBodyMemoryBytes)
         let router = IngestRouter(
             events: EventsEndpoint(
-                keys: IngestKeyCache(pool: pool, timeToLive: configuration.keyCacheTTL),
+                rateLimiter: rateLimiter,
+                rejectionQuota: RejectionQuota(perAppPerHour: configuration.maxStoredRejectionsPerAppHour),
+                memory: memory,
+                maxEvents: configuration.maxEventsPerRequest,
+                maxStoredRejections: configuration.maxStoredRejectionsPerRequest,
                 retention: retention,
                 batcher: batcher, metrics: metrics, logger: logger,
-                maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout,
-                spoolEnabled: spool != nil
+                maxInflatedBytes: configuration.maxInflatedBytes, requestTimeout: configuration.requestTimeout
             ),
             headCheck: RequestHeadCheck(maxBodyBytes: configuration.maxBodyBytes),
-            pool: pool, spool: spool, metrics: metrics, logger: logger
+            keys: keys, rateLimiter: rateLimiter, memory: memory, readinessPool: pool, spool: spool, metrics: metrics, logger: logger
         )
-        var serverConfiguration = HTTPServerConfiguration()
-        serverConfiguration.host = configuration.host
-        serverConfiguration.port = configuration.port
-        serverConfiguration.connectionLimit = configuration.connectionLimit
-        serverConfiguration.connectionTimeout = configuration.connectionTimeout
-        serverConfiguration.maxBodyBytes = configuration.maxBodyBytes
-        serverConfiguration.threadPoolSize = configuration.httpThreads
-        serverConfiguration.logger = { message in logger.log(.warning, "http server", ["http.error": message]) }
         do {
             self.server = try HTTPServer(
-                configuration: serverConfiguration,
+                configuration: Self.serverConfiguration(configuration, logger: logger),
                 headHandler: router.checkHead,
+                admissionHandler: router.admit,
                 handler: router.handle
             )
         } catch {
             retention.stopRefreshing()
             batcher.shutDown()
+            router.stop()
             throw error
         }
         self.batcher = batcher
         self.retention = retention
         self.router = router
         self.pool = pool
+        self.keyPool = keyPool
         self.folder = configuration.foldInterval.map { interval in
             ReportStateFolder(connectionString: connectionString, interval: interval, metrics: metrics,
                               logger: logger)
@@ -93,6 +102,26 @@ public final class IngestService: Sendable {
         logger.log(.info, "cardinald listening", [
             "http.address": "\(configuration.host):\(server.port)", "ingest.writers": String(sinks.count),
         ])
+    }
+
+    /// The HTTP server's settings, from the daemon's.
+    private static func serverConfiguration(_ configuration: IngestConfiguration, logger: Logger) -> HTTPServerConfiguration {
+        var server = HTTPServerConfiguration()
+        server.host = configuration.host
+        server.port = configuration.port
+        server.connectionLimit = configuration.connectionLimit
+        server.perIPConnectionLimit = configuration.perIPConnectionLimit
+        server.connectionTimeout = configuration.connectionTimeout
+        server.requestDeadline = configuration.requestDeadline
+        server.deadlineResponse = IngestResponse.error(
+            503, code: "deadline_exceeded",
+            message: "the request took longer than the daemon allows (--request-deadline); retry later "
+                + "(events of it that were stored after all come back as duplicates)",
+            retryAfterSeconds: 1)
+        server.maxBodyBytes = configuration.maxBodyBytes
+        server.threadPoolSize = configuration.httpThreads
+        server.logger = { message in logger.log(.warning, "http server", ["http.error": message]) }
+        return server
     }
 
     /// The spool, or `nil` when `spoolMaxBytes` is 0.
@@ -143,7 +172,9 @@ public final class IngestService: Sendable {
         server.waitForOpenRequests(timeout: .seconds(5))
         server.stop()
         folder?.stop()
+        router.stop()
         pool.shutdown()
+        keyPool.shutdown()
         logger.log(.info, "stopped")
     }
 }

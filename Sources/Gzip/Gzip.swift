@@ -21,6 +21,38 @@ public enum Gzip {
         return try result.get()
     }
 
+    /// How many bytes `data` inflates to, found without keeping them: what lets a caller reserve exactly the
+    /// memory that ``inflate(_:exactBytes:)`` will then take, instead of growing an array
+    /// (which holds up to 1.5 times the output while it grows).
+    /// - Throws: as ``inflate(_:maxOutputBytes:)``.
+    public static func inflatedSize(of data: [UInt8], maxOutputBytes: Int) throws(GzipError) -> Int {
+        let stream = try InflateStream()
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(GzipError) in
+                var size = 0
+                try stream.inflateAll(bytes, limit: max(0, maxOutputBytes)) { size += $0.count }
+                return size
+            }
+        }
+        return try result.get()
+    }
+
+    /// Inflates `data` into an array of exactly `exactBytes` capacity, as ``inflatedSize(of:maxOutputBytes:)``
+    /// measured it.
+    /// - Throws: as ``inflate(_:maxOutputBytes:)``; ``GzipError/outputTooLarge(limit:)`` past `exactBytes`.
+    public static func inflate(_ data: [UInt8], exactBytes: Int) throws(GzipError) -> [UInt8] {
+        let stream = try InflateStream()
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(GzipError) in
+                var output: [UInt8] = []
+                output.reserveCapacity(exactBytes)
+                try stream.inflateAll(bytes, limit: exactBytes) { output.append(contentsOf: $0) }
+                return output
+            }
+        }
+        return try result.get()
+    }
+
     /// Compresses `data` into one gzip member (RFC 1952).
     ///
     /// - Parameters:

@@ -27,11 +27,20 @@ final class InflateStream {
 
     /// Inflates all of `input`, member after member, into at most `limit` bytes.
     func inflateAll(_ input: UnsafeRawBufferPointer, limit: Int) throws(GzipError) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(min(limit, input.count * 4))
+        try inflateAll(input, limit: limit) { output.append(contentsOf: $0) }
+        return output
+    }
+
+    /// Inflates `input` in 64 KiB pieces handed to `consume`, refusing to produce more than `limit` bytes.
+    func inflateAll(
+        _ input: UnsafeRawBufferPointer, limit: Int, consume: (ArraySlice<UInt8>) -> Void
+    ) throws(GzipError) {
         guard let base = input.baseAddress, !input.isEmpty else { throw .corrupt("no data") }
         let chunkSize = 64 * 1024
         var chunk = [UInt8](repeating: 0, count: chunkSize)
-        var output: [UInt8] = []
-        output.reserveCapacity(min(limit, input.count * 4))
+        var producedSoFar = 0
         var consumed = 0
 
         // SAFETY: zlib reads through `next_in` and writes through `next_out` only during `inflate`, and both
@@ -50,15 +59,16 @@ final class InflateStream {
                 return inflate(stream, Z_NO_FLUSH)
             }
             let produced = chunkSize - Int(stream.pointee.avail_out)
-            guard output.count + produced <= limit else { throw .outputTooLarge(limit: limit) }
-            output.append(contentsOf: chunk[..<produced])
+            guard producedSoFar + produced <= limit else { throw .outputTooLarge(limit: limit) }
+            producedSoFar += produced
+            consume(chunk[..<produced])
 
             switch status {
             case Z_OK:
                 continue
             case Z_STREAM_END:
                 let moreInput = stream.pointee.avail_in > 0 || consumed < input.count
-                guard moreInput else { return output }
+                guard moreInput else { return }
                 // Concatenated gzip members (RFC 1952 §2.2) form one stream: start on the next member.
                 guard inflateReset(stream) == Z_OK else { throw .corrupt("cannot restart for the next member") }
             case Z_BUF_ERROR where stream.pointee.avail_in == 0 && consumed == input.count:

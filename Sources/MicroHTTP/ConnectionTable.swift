@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 
-/// The open connections and their peers' addresses.
+/// The open connections, their peers' addresses, and since when each is ready for its next request.
 ///
 /// `MHD_get_connection_info` and `MHD_get_daemon_info` are C variadic functions, which Swift cannot call, so
 /// the address and the connection count come from callbacks instead: the accept-policy callback sees the
@@ -12,6 +12,9 @@ final class ConnectionTable: Sendable {
     private struct State {
         var acceptedByThread: [pthread_t: String] = [:]
         var addressByConnection: [UInt: String?] = [:]
+        /// When the connection was accepted or last finished a request: no byte of its next request can have
+        /// come earlier, so a request's deadline counts from here.
+        var readySinceByConnection: [UInt: ContinuousClock.Instant] = [:]
     }
 
     private let state = Mutex(State())
@@ -32,11 +35,28 @@ final class ConnectionTable: Sendable {
         let thread = pthread_self()
         state.withLock { state in
             state.addressByConnection[key(connection)] = state.acceptedByThread.removeValue(forKey: thread)
+            state.readySinceByConnection[key(connection)] = .now
         }
     }
 
     func closed(_ connection: OpaquePointer) {
-        _ = state.withLock { $0.addressByConnection.removeValue(forKey: key(connection)) }
+        state.withLock { state in
+            state.addressByConnection.removeValue(forKey: key(connection))
+            state.readySinceByConnection.removeValue(forKey: key(connection))
+        }
+    }
+
+    /// A request on `connection` is over; the next one starts no earlier than now.
+    func requestFinished(on connection: OpaquePointer) {
+        state.withLock { state in
+            if state.readySinceByConnection[key(connection)] != nil {
+                state.readySinceByConnection[key(connection)] = .now
+            }
+        }
+    }
+
+    func readySince(_ connection: OpaquePointer) -> ContinuousClock.Instant? {
+        state.withLock { $0.readySinceByConnection[key(connection)] }
     }
 
     func address(of connection: OpaquePointer) -> String? {

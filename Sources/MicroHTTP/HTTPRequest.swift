@@ -12,12 +12,15 @@ public struct HTTPRequest: Sendable {
     public let body: [UInt8]
     /// The client's numeric IP address, or `nil` when it could not be learned.
     public let remoteAddress: String?
+    /// What the ``HTTPAdmissionHandler`` passed to ``HTTPAdmission/admit(note:)``, if anything.
+    public let admissionNote: (any Sendable)?
 
     /// A request built by hand, for tests of code that handles requests.
     public init(
         method: String, path: String, query: [String: String] = [:], headers: HTTPHeaders = .init(),
-        body: [UInt8] = [], remoteAddress: String? = nil
+        body: [UInt8] = [], remoteAddress: String? = nil, admissionNote: (any Sendable)? = nil
     ) {
+        self.admissionNote = admissionNote
         self.method = method
         self.path = path
         self.query = query

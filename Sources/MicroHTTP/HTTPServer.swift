@@ -6,6 +6,12 @@ import Synchronization
 /// it cheap.
 public typealias HTTPHeadHandler = @Sendable (_ method: String, _ path: String, _ headers: HTTPHeaders) -> HTTPResponse?
 
+/// Decides, from the head of a request that the ``HTTPHeadHandler`` let through, whether its body is read at all:
+/// call ``HTTPAdmission/admit(note:)`` or ``HTTPAdmission/refuse(_:)`` once, now or later from any thread
+/// (after a database lookup, say). Meanwhile the connection waits suspended, holding no thread.
+public typealias HTTPAdmissionHandler = @Sendable (_ method: String, _ path: String, _ headers: HTTPHeaders,
+                                                   _ admission: HTTPAdmission) -> Void
+
 /// Handles a complete request on a server thread. Call ``HTTPResponder/respond(_:)`` before returning, or
 /// later from any thread; the connection waits suspended meanwhile, holding no thread.
 public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
@@ -29,20 +35,23 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - configuration: address, limits and threads.
     ///   - headHandler: answers a request from its head alone, or returns `nil` to go on.
+    ///   - admissionHandler: admits or refuses a request from its head, possibly later, before its body is read.
     ///   - handler: handles each complete request.
     /// - Throws: ``HTTPServerError``, naming `host:port` and `errno` when the address cannot be bound.
     public init(
         configuration: HTTPServerConfiguration, headHandler: HTTPHeadHandler? = nil,
-        handler: @escaping HTTPHandler
+        admissionHandler: HTTPAdmissionHandler? = nil, handler: @escaping HTTPHandler
     ) throws {
         try Self.validate(configuration)
-        let core = ServerCore(configuration: configuration, headHandler: headHandler, handler: handler)
+        let core = ServerCore(configuration: configuration, headHandler: headHandler,
+                              admissionHandler: admissionHandler, handler: handler)
         let socket = try ListeningSocket.open(host: configuration.host, port: configuration.port)
         let started = try MHDDaemon.start(
             core: core, socket: socket, configuration: configuration, host: configuration.host)
         self.core = core
         self.port = socket.port
         self.daemon = Mutex(started)
+        core.watchdog.start()
     }
 
     deinit {
@@ -88,9 +97,10 @@ public final class HTTPServer: Sendable {
         // The daemon leaves the lock before it is stopped, so a handler calling `quiesce` meanwhile does not
         // wait on a lock held by a thread that is itself waiting for that handler's thread to finish.
         guard let running = daemon.withLock({ $0.take() }) else { return }
+        core.watchdog.stop()
         // `MHD_stop_daemon` must not meet a suspended connection: resume each so the daemon can close it.
-        for responder in core.suspendedRequests.beginStopping() {
-            responder.abandon()
+        for request in core.suspendedRequests.beginStopping() {
+            request.abandon()
         }
         running.stop()
     }
@@ -99,6 +109,13 @@ public final class HTTPServer: Sendable {
         let limit = UInt32.max
         if configuration.connectionLimit < 1 || configuration.connectionLimit > limit {
             throw .invalidConfiguration("connectionLimit must be in 1...\(limit), not \(configuration.connectionLimit)")
+        }
+        if configuration.perIPConnectionLimit < 0 || configuration.perIPConnectionLimit > limit {
+            throw .invalidConfiguration(
+                "perIPConnectionLimit must be in 0...\(limit), not \(configuration.perIPConnectionLimit)")
+        }
+        if configuration.requestDeadline < .zero {
+            throw .invalidConfiguration("requestDeadline must not be negative, not \(configuration.requestDeadline)")
         }
         if configuration.connectionMemoryLimit < 4096 {
             throw .invalidConfiguration(

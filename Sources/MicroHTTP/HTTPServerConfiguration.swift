@@ -8,9 +8,21 @@ public struct HTTPServerConfiguration: Sendable {
     public var port: UInt16 = 8080
     /// Most connections served at once (`MHD_OPTION_CONNECTION_LIMIT`); suspended requests count too.
     public var connectionLimit: Int = 1024
+    /// Most connections from one IP address at once (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`); more are closed
+    /// as soon as they are accepted. `0` turns the limit off (behind a reverse proxy every client has the
+    /// proxy's address).
+    public var perIPConnectionLimit: Int = 128
     /// Idle time after which a connection is closed (`MHD_OPTION_CONNECTION_TIMEOUT`), rounded up to whole
-    /// seconds; zero disables the timeout. A suspended request never times out.
+    /// seconds; zero disables the timeout.
     public var connectionTimeout: Duration = .seconds(30)
+    /// How long a request may take in all, from the moment its connection was ready for it (accepted, or done
+    /// with the previous request) to its response, suspended or not: past it, a request waiting for its
+    /// handler or its admission gets ``deadlineResponse`` and one still sending its body is cut off, so a
+    /// client that trickles a body cannot hold a connection slot for longer. Zero (the default) turns it off:
+    /// how long a request may take is the application's to say.
+    public var requestDeadline: Duration = .zero
+    /// What a request that reached ``requestDeadline`` while waiting is answered.
+    public var deadlineResponse = HTTPResponse.text(503, "the request took longer than the server allows\n")
     /// Bytes of libmicrohttpd's per-connection memory pool (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): request
     /// headers must fit in it, and it bounds how much body arrives per read.
     public var connectionMemoryLimit: Int = 64 * 1024

@@ -23,9 +23,9 @@ enum MHDCallbacks {
     }
 
     /// `MHD_RequestCompletedCallback` (`MHD_OPTION_NOTIFY_COMPLETED`).
-    static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, requestSlot, _ in
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, requestSlot, _ in
         guard let requestSlot else { return }
-        core(cls).requestCompleted(requestSlot: requestSlot)
+        core(cls).requestCompleted(connection: connection, requestSlot: requestSlot)
     }
 
     /// `MHD_NotifyConnectionCallback` (`MHD_OPTION_NOTIFY_CONNECTION`).

@@ -43,6 +43,9 @@ final class MHDDaemon {
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, cFunction(MHDCallbacks.requestCompleted), clsArgument,
             MHD_OPTION.NOTIFY_CONNECTION.rawValue, cFunction(MHDCallbacks.connectionNotification), clsArgument,
         ]
+        if configuration.perIPConnectionLimit > 0 {
+            options += [MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(configuration.perIPConnectionLimit)]
+        }
         if configuration.threadPoolSize > 0 {
             options += [MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(configuration.threadPoolSize)]
         }
@@ -87,7 +90,7 @@ final class MHDDaemon {
         }
     }
 
-    private static func timeoutSeconds(_ duration: Duration) -> UInt32 {
+    static func timeoutSeconds(_ duration: Duration) -> UInt32 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0, duration > .zero else { return 0 }
         return UInt32(clamping: seconds + (attoseconds > 0 ? 1 : 0))

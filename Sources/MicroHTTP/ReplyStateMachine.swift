@@ -1,19 +1,20 @@
-/// The life of one request's reply, from the handler's call to the response being queued.
+/// The life of one deferred reply, from the handler's call to the reply being used: a response to queue
+/// (``HTTPResponder``) or the verdict on a request head (``HTTPAdmission``).
 ///
 /// Two threads race here: the server thread that called the handler and, for a deferred reply, the thread
-/// that calls ``HTTPResponder/respond(_:)``. The machine is pure; ``HTTPResponder`` runs it behind a
-/// `Mutex` and carries out the action each transition returns while still holding the lock, so a
-/// transition and its libmicrohttpd call are one atomic step.
-struct ReplyStateMachine: Sendable {
+/// that gives the reply. The machine is pure; ``SuspendableReply`` runs it behind a `Mutex` and carries out
+/// the action each transition returns while still holding the lock, so a transition and its libmicrohttpd
+/// call are one atomic step.
+struct ReplyStateMachine<Reply: Sendable>: Sendable {
     enum State: Sendable {
         /// The handler is running on the server thread.
         case handling
         /// `respond` came before the handler returned; the server thread queues it on return.
-        case answeredWhileHandling(HTTPResponse)
+        case answeredWhileHandling(Reply)
         /// The handler returned without a response; the connection is suspended.
         case suspended
         /// `respond` came while suspended; the connection is resumed and the response waits to be queued.
-        case resuming(HTTPResponse)
+        case resuming(Reply)
         /// The server is stopping: the connection was resumed without a response and will be closed.
         case abandoned
         /// The response is queued or the connection is gone; nothing more happens.
@@ -31,7 +32,7 @@ struct ReplyStateMachine: Sendable {
         case ignore
     }
 
-    mutating func respond(_ response: HTTPResponse) -> RespondAction {
+    mutating func respond(_ response: Reply) -> RespondAction {
         switch state {
         case .handling:
             state = .answeredWhileHandling(response)
@@ -45,7 +46,7 @@ struct ReplyStateMachine: Sendable {
     }
 
     enum HandlerReturnedAction {
-        case queue(HTTPResponse)
+        case queue(Reply)
         case suspend
         /// The server is stopping, so suspending would leave a connection libmicrohttpd cannot stop.
         case close
@@ -70,7 +71,7 @@ struct ReplyStateMachine: Sendable {
     }
 
     enum ResumedAction {
-        case queue(HTTPResponse)
+        case queue(Reply)
         case close
     }
 

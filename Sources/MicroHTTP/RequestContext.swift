@@ -5,6 +5,8 @@
 /// connection on one thread at a time, so this class needs no lock.
 final class RequestContext {
     enum Phase {
+        /// Waiting, suspended, for the verdict on the head; no body is read meanwhile.
+        case admitting(HTTPAdmission)
         /// Collecting the body.
         case receiving
         /// The body outgrew the limit; the rest is read and dropped, then `413` is sent.
@@ -24,22 +26,34 @@ final class RequestContext {
     let headers: HTTPHeaders
     let query: [String: String]
     let remoteAddress: String?
+    /// When the request must be answered by (`HTTPServerConfiguration.requestDeadline` after its start).
+    let deadline: ContinuousClock.Instant
+    /// What the admission handler passed on to the handler.
+    var admissionNote: (any Sendable)?
     private let maxBodyBytes: Int
+    /// Reserved from `Content-Length` only once the request is admitted (``reserveBody()``): an unknown client
+    /// that announces a large body must not get that much memory for it; an admitted one gets it at once, so
+    /// the body is not copied as it grows.
     private(set) var body: [UInt8] = []
     var phase: Phase = .receiving
 
     init(
         method: String, path: String, headers: HTTPHeaders, query: [String: String], remoteAddress: String?,
-        maxBodyBytes: Int, expectedBodyBytes: Int?
+        deadline: ContinuousClock.Instant, maxBodyBytes: Int
     ) {
+        self.deadline = deadline
         self.method = method
         self.path = path
         self.headers = headers
         self.query = query
         self.remoteAddress = remoteAddress
         self.maxBodyBytes = maxBodyBytes
-        if let expectedBodyBytes {
-            body.reserveCapacity(min(expectedBodyBytes, maxBodyBytes))
+    }
+
+    /// Reserves room for the body `Content-Length` announces (at most the limit).
+    func reserveBody() {
+        if let declared = headers["Content-Length"].flatMap({ Int($0) }), declared > 0 {
+            body.reserveCapacity(min(declared, maxBodyBytes))
         }
     }
 
@@ -62,8 +76,8 @@ final class RequestContext {
             let total = discarded + bytes.count
             phase = .tooLarge(discarded: total)
             return total - maxBodyBytes > maxBodyBytes ? .abort : .accepted
-        case .dispatched:
-            preconditionFailure("libmicrohttpd delivered body data after the request was complete")
+        case .dispatched, .admitting:
+            preconditionFailure("libmicrohttpd delivered body data while no body was expected (phase \(phase))")
         }
     }
 
@@ -71,6 +85,7 @@ final class RequestContext {
     func takeRequest() -> HTTPRequest {
         defer { body = [] }
         return HTTPRequest(
-            method: method, path: path, query: query, headers: headers, body: body, remoteAddress: remoteAddress)
+            method: method, path: path, query: query, headers: headers, body: body, remoteAddress: remoteAddress,
+            admissionNote: admissionNote)
     }
 }

@@ -17,6 +17,7 @@ enum CardinalCommand {
         ["migrate"]: MigrateCommand.run,
         ["apps", "create"]: AppsCommand.create,
         ["apps", "list"]: AppsCommand.list,
+        ["apps", "limits"]: AppsCommand.limits,
         ["keys", "create"]: KeysCommand.create,
         ["keys", "list"]: KeysCommand.list,
         ["keys", "revoke"]: KeysCommand.revoke,

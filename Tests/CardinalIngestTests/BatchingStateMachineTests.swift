@@ -72,6 +72,14 @@ import Testing
         #expect(machine.submit(submission(weight: 5), now: start) != .rejectQueueFull)
     }
 
+    @Test("A submission heavier than the whole queue limit is turned away even when the queue is empty")
+    func oversizedFirstSubmissionTurnedAway() {
+        var machine = BatchingStateMachine<Item>(limits: limits)
+        #expect(machine.submit(submission(weight: 26), now: start) == .rejectQueueFull)
+        #expect(machine.queuedEvents == 0)
+        #expect(machine.submit(submission(weight: 25), now: start) == .queuedAndSignal)
+    }
+
     @Test("A submission whose deadline passed while queued is handed back as expired, not written")
     func expiredSubmissionsAreHandedBack() {
         var machine = BatchingStateMachine<Item>(limits: limits)

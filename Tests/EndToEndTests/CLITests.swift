@@ -170,7 +170,10 @@ import TestSupport
         for option in ["--database-url", "--listen", "--writers", "--max-batch-events", "--batch-delay",
                        "--max-queued-events", "--request-timeout", "--max-body-bytes", "--max-inflated-bytes",
                        "--max-connections", "--connection-timeout", "--http-threads", "--key-cache-ttl",
-                       "--retention-days", "--fold-interval", "--spool-dir", "--spool-max-bytes", "--log-level"] {
+                       "--retention-days", "--fold-interval", "--spool-dir", "--spool-max-bytes", "--log-level",
+                       "--max-events-per-request", "--max-stored-rejections-per-request",
+                       "--max-stored-rejections-per-app-hour", "--rate-limit-events", "--rate-limit-requests",
+                       "--max-connections-per-ip", "--request-deadline"] {
             #expect(help.standardOutput.contains(option), "\(option)")
         }
         #expect(bad.exitStatus == 64)

@@ -21,8 +21,9 @@ final class RawHTTPClient {
 
     /// Connects to `127.0.0.1:port`. Reads give up after 60 s so a broken server fails the test instead of
     /// hanging it.
-    init(port: UInt16) throws {
-        descriptor = try Self.connect(port: port).get()
+    /// - Parameter sourceAddress: the loopback address to connect from (`127.0.0.2`: another client IP).
+    init(port: UInt16, sourceAddress: String? = nil) throws {
+        descriptor = try Self.connect(port: port, sourceAddress: sourceAddress).get()
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -32,9 +33,24 @@ final class RawHTTPClient {
     }
 
     /// Tries to connect to `127.0.0.1:port`; the failure carries `errno`.
-    static func connect(port: UInt16) -> Result<Int32, Failure> {
+    static func connect(port: UInt16, sourceAddress: String? = nil) -> Result<Int32, Failure> {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(Failure(description: "socket: errno \(errno)")) }
+        if let sourceAddress {
+            var source = sockaddr_in()
+            source.sin_family = sa_family_t(AF_INET)
+            source.sin_addr.s_addr = inet_addr(sourceAddress)
+            let bound = withUnsafePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                return .failure(Failure(description: "bind \(sourceAddress): errno \(code)"))
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -6,7 +6,7 @@ import Testing
 
     @Test("A response given while the handler runs is queued when it returns, without suspending")
     func answeredWhileHandling() {
-        var machine = ReplyStateMachine()
+        var machine = ReplyStateMachine<HTTPResponse>()
         var asked = false
 
         let result1 = machine.respond(response)
@@ -22,7 +22,7 @@ import Testing
 
     @Test("A handler that returns unanswered suspends, and the later response resumes and is queued")
     func suspendThenRespond() {
-        var machine = ReplyStateMachine()
+        var machine = ReplyStateMachine<HTTPResponse>()
 
         guard case .suspend = machine.handlerReturned(mayStaySuspended: { true }) else {
             Issue.record("expected suspend"); return
@@ -40,7 +40,7 @@ import Testing
 
     @Test("A handler returning while the server stops closes the connection instead of suspending")
     func refusedSuspension() {
-        var machine = ReplyStateMachine()
+        var machine = ReplyStateMachine<HTTPResponse>()
 
         guard case .close = machine.handlerReturned(mayStaySuspended: { false }) else {
             Issue.record("expected close"); return
@@ -51,7 +51,7 @@ import Testing
 
     @Test("Stopping resumes a suspended request without a response and later responses are dropped")
     func abandoned() {
-        var machine = ReplyStateMachine()
+        var machine = ReplyStateMachine<HTTPResponse>()
         _ = machine.handlerReturned { true }
 
         let result8 = machine.abandon()
@@ -65,7 +65,7 @@ import Testing
 
     @Test("After the connection closed every response is ignored")
     func closed() {
-        var machine = ReplyStateMachine()
+        var machine = ReplyStateMachine<HTTPResponse>()
         _ = machine.handlerReturned { true }
 
         machine.connectionClosed()

@@ -17,12 +17,14 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 func makeServer(
     _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     headHandler: HTTPHeadHandler? = nil,
+    admissionHandler: HTTPAdmissionHandler? = nil,
     handler: @escaping HTTPHandler
 ) throws -> HTTPServer {
     var configuration = HTTPServerConfiguration()
     configuration.port = 0
     configure(&configuration)
-    return try HTTPServer(configuration: configuration, headHandler: headHandler, handler: handler)
+    return try HTTPServer(configuration: configuration, headHandler: headHandler,
+                          admissionHandler: admissionHandler, handler: handler)
 }
 
 /// Hands the responders of deferred requests from server threads to the test, in arrival order.

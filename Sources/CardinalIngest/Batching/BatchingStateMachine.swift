@@ -46,7 +46,9 @@ struct BatchingStateMachine<Item: BatchItem> {
         if isShuttingDown {
             return .rejectShuttingDown
         }
-        if queuedWeight > 0, queuedWeight + submission.weight > limits.maxQueuedEvents {
+        // The first submission into an empty queue is held to the limit too: otherwise one request of any
+        // size would always be taken.
+        if queuedWeight + submission.weight > limits.maxQueuedEvents {
             return .rejectQueueFull
         }
         let wasEmpty = queuedWeight == 0

@@ -40,6 +40,9 @@ enum WriteFailure: Error, Sendable, Equatable {
     /// a standby, so the spool would drop it as replayed while it is still unreplicated.
     case notReplicated
     case queueFull
+    /// The bodies of requests in flight already hold the daemon's body memory (`--max-body-memory`); nothing
+    /// of this one was read or kept.
+    case outOfMemoryBudget
     case timedOut
     case shuttingDown
     /// The database refused the data itself (a gap in validation): the batch is bisected to find the events

@@ -4,10 +4,17 @@ import Foundation
 import Gzip
 import MicroHTTP
 
-/// `POST /v1/events`: authenticates, inflates, decodes and validates a batch, submits it for group commit and
-/// answers once every event is stored, a duplicate, or rejected.
+/// `POST /v1/events`: inflates, decodes and validates the batch of an admitted request (its key was resolved and
+/// its request rate checked from the head, by `IngestRouter.admit`), checks its event rate, submits it for group
+/// commit and answers once every event is stored, a duplicate, or rejected.
 struct EventsEndpoint: Sendable {
-    let keys: IngestKeyCache
+    let rateLimiter: RateLimiter
+    let rejectionQuota: RejectionQuota
+    let memory: MemoryBudget
+    /// Events one request may carry (413 beyond).
+    let maxEvents: Int
+    /// Rejected events of one request that are stored.
+    let maxStoredRejections: Int
     /// The validation policy, whose retention follows the database's settings.
     let retention: RetentionSetting
     let batcher: Batcher
@@ -15,34 +22,34 @@ struct EventsEndpoint: Sendable {
     let logger: Logger
     let maxInflatedBytes: Int
     let requestTimeout: Duration
-    /// Whether a disk spool takes batches while the database is down (then known keys keep working).
-    let spoolEnabled: Bool
 
-    /// Handles one request; blocking work (a key lookup on a cache miss) is allowed: this runs on the
-    /// processing queue, not on the HTTP thread.
+    /// Handles one request, on the processing queue (CPU work only; nothing here blocks).
     func handle(_ request: HTTPRequest, requestID: String, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         let receivedAt = Date.now
-        let appID: Int64
-        switch authenticate(request) {
-        case let .success(id):
-            appID = id
-        case let .failure(error):
-            return respond(error.response)
+        guard let admitted = request.admissionNote as? AdmittedRequest else {
+            preconditionFailure("a POST /v1/events reached its handler without an admitted key")
         }
+        let app = admitted.app
+        let appID = app.appID
         let decoded: DecodedBatch
-        switch decode(request, receivedAt: receivedAt) {
+        switch decode(request, admitted: admitted, receivedAt: receivedAt) {
         case let .success(batch):
             decoded = batch
         case let .failure(error):
             return respond(error.response)
         }
+        if let refusal = rateLimiter.admitEvents(decoded.count, of: app) {
+            metrics.recordRateLimited(bucket: refusal.bucket.rawValue)
+            return respond(IngestResponse.rateLimited(refusal))
+        }
         let rejections = decoded.rejections
         if decoded.events.isEmpty && rejections.isEmpty {
             return respond(IngestResponse.batchResult(accepted: 0, duplicates: 0, rejections: []))
         }
+        let storedRejections = storable(rejections, appID: appID, receivedAt: receivedAt)
         let submission = Submission(
             events: decoded.events.map { EventRecord(appID: appID, event: $0.event, receivedAt: receivedAt) },
-            rejections: rejections.map {
+            rejections: storedRejections.map {
                 RejectionRecord(appID: appID, requestID: requestID, receivedAt: receivedAt, rejection: $0)
             },
             requestID: requestID,
@@ -82,40 +89,31 @@ struct EventsEndpoint: Sendable {
         batcher.submit(submission)
     }
 
-    private func authenticate(_ request: HTTPRequest) -> Result<Int64, ResponseError> {
-        guard let token = BearerToken(authorization: request.headers["Authorization"]) else {
-            return .failure(.init(Self.unauthorized))
-        }
-        let resolution: IngestKeyCache.Resolution
-        if let cached = keys.cached(token.value) {
-            resolution = cached
-        } else {
-            do {
-                resolution = try keys.resolve(token.value, timeout: Self.keyLookupTimeout)
-            } catch {
-                logger.log(.warning, "cannot look up an ingest key", ["db.error": String(describing: error)])
-                // With a spool, an outage must not lock out the apps the daemon already knows.
-                guard spoolEnabled, case let .app(appID)? = keys.lastKnown(token.value) else {
-                    return .failure(.init(IngestResponse.failure(.databaseUnavailable)))
-                }
-                resolution = .app(appID)
-            }
-        }
-        guard case let .app(appID) = resolution else {
-            return .failure(.init(Self.unauthorized))
-        }
-        return .success(appID)
+    /// The rejections kept as evidence: the first `maxStoredRejections` of the request, within the app's hourly
+    /// quota. All of them are still answered; those not kept are counted.
+    private func storable(_ rejections: [EventRejection], appID: Int64, receivedAt: Date) -> ArraySlice<EventRejection> {
+        let perRequest = min(rejections.count, maxStoredRejections)
+        let granted = rejectionQuota.take(perRequest, appID: appID, unixSeconds: Int64(receivedAt.timeIntervalSince1970))
+        metrics.recordRejectionsNotStored(overRequestCap: rejections.count - perRequest, overAppQuota: perRequest - granted)
+        return rejections.prefix(granted)
     }
 
-    private func decode(_ request: HTTPRequest, receivedAt: Date) -> Result<DecodedBatch, ResponseError> {
+    private func decode(_ request: HTTPRequest, admitted: AdmittedRequest, receivedAt: Date) -> Result<DecodedBatch, ResponseError> {
         guard let format = RequestHeadCheck.batchFormat(contentType: request.headers["Content-Type"]) else {
             return .failure(.init(IngestResponse.error(415, code: "unsupported_media_type",
                                                        message: "Content-Type must be application/json or application/x-ndjson")))
         }
         var body = request.body
+        var inflatedReservation: MemoryBudget.Reservation?
         if ContentEncoding(header: request.headers["Content-Encoding"]) == .gzip {
             do {
-                body = try Gzip.inflate(body, maxOutputBytes: maxInflatedBytes)
+                // Measured first, so that exactly its size is reserved and allocated, never more.
+                let size = try Gzip.inflatedSize(of: body, maxOutputBytes: maxInflatedBytes)
+                guard let reservation = memory.reserve(size, for: admitted.app.appID, besides: admitted.bodyReservation) else {
+                    return .failure(.init(IngestResponse.failure(.outOfMemoryBudget)))
+                }
+                inflatedReservation = reservation
+                body = try Gzip.inflate(body, exactBytes: size)
             } catch .outputTooLarge(let limit) {
                 return .failure(.init(IngestResponse.error(
                     413, code: "payload_too_large", message: "the body inflates to more than \(limit) bytes"
@@ -124,22 +122,16 @@ struct EventsEndpoint: Sendable {
                 return .failure(.init(IngestResponse.error(400, code: "invalid_gzip", message: "the gzip body is corrupt")))
             }
         }
+        defer { withExtendedLifetime(inflatedReservation) {} }
         do {
-            let decoder = BatchDecoder(policy: retention.policy)
+            let decoder = BatchDecoder(policy: retention.policy, maxEvents: maxEvents)
             return .success(try decoder.decode(body, format: format, receivedAt: receivedAt))
+        } catch .tooManyEvents(let limit) {
+            return .failure(.init(IngestResponse.tooManyEvents(limit: limit)))
         } catch {
             return .failure(.init(IngestResponse.error(400, code: "not_a_batch", message: String(describing: error))))
         }
     }
-
-    /// How long a request waits for its key to be looked up: a database answers in milliseconds, so this is only
-    /// reached when it cannot answer (a silent network holds a lookup until libpq's `tcp_user_timeout`); then a
-    /// key the daemon knows goes on to the spool, as in an outage.
-    static let keyLookupTimeout: Duration = .seconds(2)
-
-    private static let unauthorized = IngestResponse.error(
-        401, code: "unauthorized", message: "the ingest key is unknown or revoked"
-    )
 }
 
 /// A response carried as an error through `Result`, for the early exits of request handling.

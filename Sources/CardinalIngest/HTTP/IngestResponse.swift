@@ -23,7 +23,7 @@ enum IngestResponse {
         return .json(200, Array(body.compactText.utf8))
     }
 
-    /// A request-level error: `{"error":{"code":"…","message":"…"}}`, with `Retry-After` for 503.
+    /// A request-level error: `{"error":{"code":"…","message":"…"}}`, with `Retry-After` for 503 and 429.
     static func error(_ status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) -> HTTPResponse {
         let body = JSONValue.object(JSONObject([
             "error": .object(JSONObject(["code": .string(code), "message": .string(message)])),
@@ -33,6 +33,21 @@ enum IngestResponse {
             response.headers.add(name: "Retry-After", value: String(retryAfterSeconds))
         }
         return response
+    }
+
+    /// `429` for an app over its rate: nothing of the request was read or stored.
+    static func rateLimited(_ refusal: RateLimiter.Refusal) -> HTTPResponse {
+        let what = refusal.bucket == .events ? "events" : "requests"
+        return error(429, code: "rate_limited",
+                     message: "this app sends more \(what) per second than it may; nothing of this request was stored, "
+                         + "retry after \(refusal.retryAfterSeconds) s",
+                     retryAfterSeconds: refusal.retryAfterSeconds)
+    }
+
+    /// `413` for a body with more events than a request may carry.
+    static func tooManyEvents(limit: Int) -> HTTPResponse {
+        error(413, code: "too_many_events",
+              message: "the body holds more than \(limit) events; send at most \(limit) per request (nothing was stored)")
     }
 
     /// The longest event id echoed in `errors`, in Unicode scalars; a longer one is cut there and ends in `…`.
@@ -60,6 +75,10 @@ enum IngestResponse {
         case .queueFull:
             error(503, code: "overloaded",
                   message: "too many events are waiting to be written; nothing of this request was stored, retry later",
+                  retryAfterSeconds: 1)
+        case .outOfMemoryBudget:
+            error(503, code: "overloaded",
+                  message: "the daemon holds as many request bodies as it may; nothing of this request was stored, retry later",
                   retryAfterSeconds: 1)
         case .timedOut:
             error(503, code: "timeout",

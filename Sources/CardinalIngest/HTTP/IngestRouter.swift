@@ -11,23 +11,40 @@ import Synchronization
 final class IngestRouter: Sendable {
     private let events: EventsEndpoint
     private let headCheck: RequestHeadCheck
-    private let pool: PostgresPool
+    /// The connection `/readyz` checks the database with: not the key-lookup pool, so a flood of unknown keys
+    /// cannot make the daemon look unready, nor a stream of probes slow key lookups.
+    private let readinessPool: PostgresPool
+    /// `/readyz` blocks on the database: on a thread of its own, never on the Dispatch pool.
+    private let readinessWorker = BlockingWorkers(threads: 1, name: "cardinal-readiness")
+    private let keys: IngestKeyCache
+    private let rateLimiter: RateLimiter
+    private let memory: MemoryBudget
+    /// What a request without `Content-Length` (chunked) reserves: the most it may send.
+    private let maxBodyBytes: Int
+    /// Whether a disk spool takes batches while the database is down (then known keys keep working).
+    private let spoolEnabled: Bool
     private let spool: SpoolWriter?
     private let metrics: IngestMetrics
     private let logger: Logger
-    /// Decoding and validation are CPU work and a key lookup may block: they run here, so the HTTP thread only
-    /// moves bytes.
+    /// Decoding and validation are CPU work: they run here, so the HTTP thread only moves bytes. Nothing that
+    /// blocks runs here.
     private let processing = DispatchQueue(label: "cardinal.ingest.processing", attributes: .concurrent)
     private let inFlight = Mutex(0)
     private let requestCounter = Atomic<UInt64>(0)
     private let draining = Atomic(false)
     private let requestIDPrefix = String(UInt32.random(in: .min ... .max), radix: 36)
 
-    init(events: EventsEndpoint, headCheck: RequestHeadCheck, pool: PostgresPool, spool: SpoolWriter?,
-         metrics: IngestMetrics, logger: Logger) {
+    init(events: EventsEndpoint, headCheck: RequestHeadCheck, keys: IngestKeyCache, rateLimiter: RateLimiter,
+         memory: MemoryBudget, readinessPool: PostgresPool, spool: SpoolWriter?, metrics: IngestMetrics,
+         logger: Logger) {
+        self.memory = memory
+        self.maxBodyBytes = headCheck.maxBodyBytes
         self.events = events
         self.headCheck = headCheck
-        self.pool = pool
+        self.keys = keys
+        self.rateLimiter = rateLimiter
+        self.readinessPool = readinessPool
+        self.spoolEnabled = spool != nil
         self.spool = spool
         self.metrics = metrics
         self.logger = logger
@@ -41,6 +58,53 @@ final class IngestRouter: Sendable {
         }
         return finished(response, requestID: nextRequestID(), path: path, remoteAddress: nil)
     }
+
+    /// The `HTTPAdmissionHandler` of the server: resolves the key of a `POST /v1/events` (from the cache, else on
+    /// a lookup thread), checks the app's request rate and reserves the body's memory before a byte of the body
+    /// is read, so that an unknown key or a throttled app costs the daemon no body memory. Other requests are
+    /// admitted at once.
+    func admit(method: String, path: String, headers: HTTPHeaders, admission: HTTPAdmission) {
+        guard Route(path: path) == .events, let token = BearerToken(authorization: headers["Authorization"]) else {
+            return admission.admit()
+        }
+        let refuse: @Sendable (HTTPResponse) -> Void = { [self] response in
+            admission.refuse(finished(response, requestID: nextRequestID(), path: path, remoteAddress: nil))
+        }
+        keys.resolve(token.value, timeout: Self.keyLookupTimeout) { [self] result in
+            let app: IngestKeyLookup
+            switch result {
+            case .success(.app(let found)):
+                app = found
+            case .success(.unknown):
+                return refuse(Self.unknownKey)
+            case .failure(let error):
+                logger.log(.warning, "cannot look up an ingest key", ["db.error": String(describing: error)])
+                // With a spool, an outage must not lock out the apps the daemon already knows.
+                guard spoolEnabled, let known = keys.lastKnown(token.value) else {
+                    return refuse(IngestResponse.failure(.databaseUnavailable))
+                }
+                app = known
+            }
+            if let refusal = rateLimiter.admitRequest(of: app) {
+                metrics.recordRateLimited(bucket: refusal.bucket.rawValue)
+                return refuse(IngestResponse.rateLimited(refusal))
+            }
+            let declared = headers["Content-Length"].flatMap { Int($0) } ?? maxBodyBytes
+            guard let reservation = memory.reserve(declared, for: app.appID) else {
+                return refuse(IngestResponse.failure(.outOfMemoryBudget))
+            }
+            admission.admit(note: AdmittedRequest(app: app, bodyReservation: reservation))
+        }
+    }
+
+    /// How long a request waits for its key to be looked up: a database answers in milliseconds, so this is only
+    /// reached when it cannot answer (a silent network holds a lookup until libpq's `tcp_user_timeout`); then a
+    /// key the daemon knows goes on to the spool, as in an outage.
+    static let keyLookupTimeout: Duration = .seconds(2)
+
+    private static let unknownKey = IngestResponse.error(
+        401, code: "unauthorized", message: "the ingest key is unknown or revoked"
+    )
 
     /// The `HTTPHandler` of the server.
     func handle(_ request: HTTPRequest, _ responder: HTTPResponder) {
@@ -59,7 +123,7 @@ final class IngestRouter: Sendable {
         case .health:
             respond(.json(200, Array(#"{"status":"ok"}"#.utf8)))
         case .readiness:
-            processing.async { [self] in respond(readiness()) }
+            readinessWorker.submit { [self] in respond(readiness()) }
         case .metrics:
             respond(.text(200, metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
         case nil:
@@ -100,6 +164,12 @@ final class IngestRouter: Sendable {
         draining.store(true, ordering: .releasing)
     }
 
+    /// Lets the router's own threads end.
+    func stop() {
+        readinessWorker.stop()
+        keys.stop()
+    }
+
     /// Waits until every request in flight has been answered, or `timeout` passes.
     func waitUntilIdle(timeout: Duration) {
         let giveUp = ContinuousClock.now + timeout
@@ -114,7 +184,7 @@ final class IngestRouter: Sendable {
         let databaseUp: Bool
         do {
             // Reading the settings row proves more than a `select 1`: the database is reachable and migrated.
-            _ = try pool.withConnection { try InstallationSettings.load(from: $0) }
+            _ = try readinessPool.withConnection { try InstallationSettings.load(from: $0) }
             databaseUp = true
         } catch {
             databaseUp = false

@@ -23,6 +23,8 @@ final class IngestMetrics: Sendable {
         var spooledEvents = 0
         var replayedEvents = 0
         var quarantinedRecords = 0
+        var rateLimitedByBucket: [String: Int] = ["requests": 0, "events": 0]
+        var rejectionsNotStoredByReason: [String: Int] = ["request_cap": 0, "app_hourly_cap": 0]
     }
 
     private let state = Mutex(State())
@@ -39,6 +41,20 @@ final class IngestMetrics: Sendable {
             for code in rejectionCodes {
                 state.rejectionsByCode[code, default: 0] += 1
             }
+        }
+    }
+
+    /// A request answered 429 because the app's `bucket` (`requests` or `events`) was empty.
+    func recordRateLimited(bucket: String) {
+        state.withLock { $0.rateLimitedByBucket[bucket, default: 0] += 1 }
+    }
+
+    /// Rejected events answered but not stored: beyond the per-request cap, or beyond the app's hourly quota.
+    func recordRejectionsNotStored(overRequestCap: Int, overAppQuota: Int) {
+        guard overRequestCap > 0 || overAppQuota > 0 else { return }
+        state.withLock { state in
+            state.rejectionsNotStoredByReason["request_cap", default: 0] += overRequestCap
+            state.rejectionsNotStoredByReason["app_hourly_cap", default: 0] += overAppQuota
         }
     }
 
@@ -107,6 +123,14 @@ final class IngestMetrics: Sendable {
         PrometheusText.header("cardinal_ingest_rejections_total", type: "counter",
                               help: "Rejected events by reason code.", into: &text)
         PrometheusText.labelled("cardinal_ingest_rejections_total", label: "code", values: state.rejectionsByCode, into: &text)
+        PrometheusText.header("cardinal_ingest_rate_limited_total", type: "counter",
+                              help: "Requests answered 429 by the app bucket that was empty (requests or events).", into: &text)
+        PrometheusText.labelled("cardinal_ingest_rate_limited_total", label: "bucket", values: state.rateLimitedByBucket, into: &text)
+        PrometheusText.header("cardinal_ingest_rejections_not_stored_total", type: "counter",
+                              help: "Rejected events answered but not kept in rejected_events: past the per-request cap (request_cap) or the app's hourly quota (app_hourly_cap).",
+                              into: &text)
+        PrometheusText.labelled("cardinal_ingest_rejections_not_stored_total", label: "reason",
+                                values: state.rejectionsNotStoredByReason, into: &text)
         PrometheusText.header("cardinal_ingest_database_errors_total", type: "counter",
                               help: "Failed database writes by SQLSTATE (connection: could not connect).", into: &text)
         PrometheusText.labelled("cardinal_ingest_database_errors_total", label: "sqlstate",

@@ -48,6 +48,39 @@ public struct AppStore {
         return try Self.app(from: row)
     }
 
+    /// The rate limits set for `app` (none set: the daemon's defaults).
+    public func rateLimits(of app: App) throws -> IngestRateLimits {
+        let rows = try connection.query(
+            "select events_per_second, requests_per_second from cardinal.ingest_rate_limits where app_id = $1",
+            [app.id]
+        )
+        guard let row = rows.first else {
+            return IngestRateLimits()
+        }
+        return IngestRateLimits(eventsPerSecond: try row.decode(Int32?.self, at: 0).map(Int.init),
+                                requestsPerSecond: try row.decode(Int32?.self, at: 1).map(Int.init))
+    }
+
+    /// Sets the rate limits of `app`; limits with neither rate remove its row.
+    /// - Throws: `PostgresError` (check violation) for a negative rate.
+    public func setRateLimits(_ limits: IngestRateLimits, of app: App) throws {
+        if limits == IngestRateLimits() {
+            try connection.execute("delete from cardinal.ingest_rate_limits where app_id = $1", [app.id])
+            return
+        }
+        try connection.execute(
+            """
+            insert into cardinal.ingest_rate_limits (app_id, events_per_second, requests_per_second)
+            values ($1, $2, $3)
+            on conflict (app_id) do update
+                set events_per_second = excluded.events_per_second,
+                    requests_per_second = excluded.requests_per_second,
+                    updated_at = now()
+            """,
+            [app.id, limits.eventsPerSecond.map { Int32(clamping: $0) }, limits.requestsPerSecond.map { Int32(clamping: $0) }]
+        )
+    }
+
     private func isKnownTimeZone(_ zone: String) throws -> Bool {
         try !connection.query("select 1 from pg_timezone_names where name = $1", [zone]).isEmpty
     }

@@ -61,14 +61,29 @@ public struct IngestKeyStore {
 
     /// The app id a token belongs to, or `nil` when the token is unknown or revoked.
     public func resolve(token: String) throws -> Int64? {
+        try lookup(token: token)?.appID
+    }
+
+    /// The app a token belongs to with its rate limits, or `nil` when the token is unknown or revoked: what
+    /// the daemon asks per key, in one index lookup.
+    public func lookup(token: String) throws -> IngestKeyLookup? {
         let rows = try connection.query(
             """
-            select app_id from cardinal.ingest_keys
-            where key_hash = $1 and revoked_at is null
+            select k.app_id, l.events_per_second, l.requests_per_second
+            from cardinal.ingest_keys as k
+            left join cardinal.ingest_rate_limits as l on l.app_id = k.app_id
+            where k.key_hash = $1 and k.revoked_at is null
             """,
             [Self.hash(of: token)]
         )
-        return try rows.first?.decode(Int64.self, at: 0)
+        guard let row = rows.first else {
+            return nil
+        }
+        return IngestKeyLookup(
+            appID: try row.decode(Int64.self, at: 0),
+            rateLimits: IngestRateLimits(
+                eventsPerSecond: try row.decode(Int32?.self, at: 1).map(Int.init),
+                requestsPerSecond: try row.decode(Int32?.self, at: 2).map(Int.init)))
     }
 
     /// What `cardinal.ingest_keys.key_hash` holds for `token`: the SHA-256 of its UTF-8 bytes, the whole token

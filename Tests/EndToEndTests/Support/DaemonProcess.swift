@@ -64,6 +64,9 @@ final class DaemonProcess: Sendable {
     /// Everything the daemon logged so far.
     var standardError: String { child.standardError.text }
 
+    /// The daemon's process id.
+    var processIdentifier: Int32 { child.processIdentifier }
+
     /// Whether the process is still alive.
     var isRunning: Bool { child.isRunning }
 
