@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test run bench faults clean
+.PHONY: all deps db db-stop build release install migrate test run bench faults fuzz schemathesis clean
 
 all: build
 
@@ -64,6 +64,14 @@ bench: db
 faults: build db
 	@CARDINAL_DEPS_FAULTS=1 scripts/deps.sh
 	@BIN_DIR="$(BIN_DIR)" python3 scripts/faults/faults.py
+
+# libFuzzer with AddressSanitizer (leaks included) over the batch decoder and validator (JSON, NDJSON), gzip
+# inflation with its limit, RFC 3339 times and decimal values, one target after another, FUZZ_SECONDS each
+# (FUZZ_TARGETS picks some, FUZZ_RUNS caps executions, FUZZ_TIMEOUT is the hang limit per input). Fails on any
+# crash, leak, hang or broken property and leaves the input in .build/fuzz/artifacts/ (README, Fuzzing).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ_SECONDS="$(FUZZ_SECONDS)" scripts/fuzz/fuzz.sh
 
 clean: db-stop
 	rm -rf .build .data
