@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test run bench faults flaky clean
+.PHONY: all deps db db-stop build release install migrate test run bench faults flaky fuzz schemathesis clean
 
 all: build
 
@@ -71,6 +71,21 @@ flaky: build db
 	@CARDINAL_DEPS_FLAKY=1 scripts/deps.sh
 	@CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \
 		SWIFT_TEST_FLAGS="-c $(CONFIG) $(SWIFT_FLAGS)" scripts/flaky.sh
+
+# libFuzzer with AddressSanitizer (leaks included) over the batch decoder and validator (JSON, NDJSON), gzip
+# inflation with its limit, RFC 3339 times and decimal values, one target after another, FUZZ_SECONDS each
+# (FUZZ_TARGETS picks some, FUZZ_RUNS caps executions, FUZZ_TIMEOUT is the hang limit per input). Fails on any
+# crash, leak, hang or broken property and leaves the input in .build/fuzz/artifacts/ (README, Fuzzing).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@FUZZ_SECONDS="$(FUZZ_SECONDS)" scripts/fuzz/fuzz.sh
+
+# docs/openapi.json against the real daemon with schemathesis (PyPI, installed into .build/schemathesis/venv): every
+# operation, valid and invalid requests, every check (no 5xx, answers as documented). Starts and migrates the private
+# cluster, runs cardinald on SCHEMATHESIS_LISTEN with a fresh key of the app `schemathesis`, stops it at the end.
+# SCHEMATHESIS_EXAMPLES (default 200) bounds the requests per operation and phase; SCHEMATHESIS_SEED replays a run.
+schemathesis: build db migrate
+	@BIN_DIR="$(BIN_DIR)" CARDINAL_DATABASE_URL="$(DB_URL)" scripts/schemathesis/run.sh
 
 clean: db-stop
 	rm -rf .build .data

@@ -56,6 +56,16 @@ import Testing
         #expect(RFC3339.string(microseconds: micros) == text)
     }
 
+    /// Found by `make fuzz` (rfc3339): the offset can carry the last second of 9999 into the year 10000 in UTC,
+    /// which no four-digit year names; such a time parses, formats with five digits and is refused by the window.
+    @Test("A time whose offset carries it past 9999-12-31 in UTC parses, formats with a five-digit year, and is time_in_future")
+    func pastYear9999() throws {
+        let micros = try #require(RFC3339.microseconds(from: "9999-12-31T23:59:59.0-23:00"))
+        #expect(RFC3339.string(microseconds: micros) == "10000-01-01T22:59:59Z")
+        let result = Fixture.validate(EventJSON.impression.with("time", #""9999-12-31T23:59:59.0-23:00""#))
+        #expect(result.failureValue?.code == .timeInFuture)
+    }
+
     @Test("A validated time keeps microseconds exactly")
     func microsecondsKept() throws {
         let event = try #require(Fixture.accepted(.impression.with("time", #""2025-05-31T12:00:00.654321Z""#)))

@@ -34,10 +34,13 @@ import Testing
         #expect(event["required"] as? [String] == ["id", "type", "time"])
         #expect(try document.propertyNames(of: event) == Set(EventField.allCases.map(\.rawValue)))
         let properties = try document.object(in: event, ["properties"])
-        let enumeration = { (field: String) in Set((properties[field] as? [String: Any])?["enum"] as? [String] ?? []) }
-        #expect(enumeration("type") == Set(EventType.allCases.map(\.rawValue)))
-        #expect(enumeration("channel") == Set(Channel.allCases.map(\.rawValue)))
-        #expect(enumeration("platform") == Set(Platform.allCases.map(\.rawValue)))
+        // OpenAPI 3.0.3: `nullable: true` lets `null` through an `enum` only if the enum lists it.
+        let enumeration = { (field: String) in ((properties[field] as? [String: Any])?["enum"] as? [Any]) ?? [] }
+        let names = { (field: String) in Set(enumeration(field).compactMap { $0 as? String }) }
+        let listsNull = { (field: String) in enumeration(field).contains { $0 is NSNull } }
+        #expect(names("type") == Set(EventType.allCases.map(\.rawValue)) && !listsNull("type"))
+        #expect(names("channel") == Set(Channel.allCases.map(\.rawValue)) && listsNull("channel"))
+        #expect(names("platform") == Set(Platform.allCases.map(\.rawValue)) && listsNull("platform"))
         let maxLength = { (field: String) in (properties[field] as? [String: Any])?["maxLength"] as? Int }
         #expect(maxLength("user_id") == Limits.userIDMaxLength)
         for field in ["device_id", "session_id", "campaign_id", "canvas_id", "canvas_step_id", "variant_id", "message_id",
