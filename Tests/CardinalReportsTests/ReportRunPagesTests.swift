@@ -103,6 +103,17 @@ import Testing
         #expect(try Self.hostilePage(pages).contains("&lt;b&gt;&quot;spring&quot; &amp; &#39;sale&#39;&lt;/b&gt;/../x"))
     }
 
+    @Test("--format html of the control and anomalies reports draws the same forest plot and severity rows")
+    func reportFormats() {
+        let (run, _) = Self.run(campaigns: 2)
+        let control = run.control.render(.html)
+        #expect(Self.count("<svg class=\"chart forest-plot\"", in: control) == 2)
+        #expect(Self.count("<g class=\"interval-row\"", in: control) == 2 * 2)
+        #expect(!control.contains("<b>"))
+        let anomalies = run.anomalies.render(.html)
+        #expect(anomalies.matches(of: /<tr class="severity-(\w+)">/).map { String($0.1) } == ["critical", "warning", "info"])
+    }
+
     @Test("200 campaigns render in well under a minute, each page under 100 KB (order-of-magnitude guard)")
     func largeRun() throws {
         let (run, daily) = Self.run(campaigns: 200)

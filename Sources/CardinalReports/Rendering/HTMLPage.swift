@@ -84,7 +84,8 @@ public struct HTMLPage: Sendable, Equatable {
         p.verdict { font-weight: 600; }
         dl.definitions dt { font-weight: 600; margin-top: 0.4em; }
         dl.definitions dd { margin-left: 1em; }
-        @media (max-width: 30em) { body { margin: 0.5em auto; font-size: 0.95em; } h1 { font-size: 1.4em; } }
+        @media (max-width: 30em) { body { margin: 0.5em auto; font-size: 0.95em; } h1 { font-size: 1.4em; } \
+        svg.chart text { font-size: 20px; } }
         @media print { nav, details { display: none; } body { max-width: none; color: #000; } \
         figure.chart, table { break-inside: avoid; } a { color: inherit; text-decoration: none; } }
         """

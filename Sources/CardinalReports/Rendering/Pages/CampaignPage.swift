@@ -33,7 +33,7 @@ struct CampaignPage: Sendable {
         }
         sections.append(HTMLPage.Section(heading: "Daily activity per variant", body: dailyCharts))
         sections.append(HTMLPage.Section(heading: "Click and dismissal rates", body: rateCharts))
-        sections.append(HTMLPage.Section(heading: "Experiment against control", body: experimentBody))
+        sections.append(HTMLPage.Section(heading: "Experiment against control", body: ExperimentVerdict.html(experiment)))
         sections.append(HTMLPage.Section(
             heading: "Integration findings",
             body: findings.isEmpty ? "<p>No findings for this campaign.</p>\n" : FindingsTable.html(findings)
@@ -101,26 +101,5 @@ struct CampaignPage: Sendable {
                             rows: rows(\.uniqueClicks), reference: nil, cssClass: "rate-plot").render()
             + IntervalPlot(title: "Unique dismissal rate (users who dismissed ÷ users with an impression), 95 % interval",
                            rows: rows(\.uniqueDismissals), reference: nil, cssClass: "rate-plot").render()
-    }
-
-    /// The forest plot of each variant's lift, the comparison table and the sample ratio verdict.
-    var experimentBody: String {
-        guard let experiment else {
-            return "<p>Not an experiment: no conversion event is set and no control arm was seen.</p>\n"
-        }
-        var html = "<p class=\"verdict\">\(HTMLPage.escape(ExperimentVerdict.sampleRatio(experiment)))</p>\n"
-        guard experiment.conversionEvent != nil else {
-            return html + "<p>No conversion event is set, so variants are not compared with control "
-                + "(<code>cardinal campaigns set --conversion NAME</code>).</p>\n"
-        }
-        let rows = experiment.comparisons.map { comparison in
-            IntervalPlot.Row(label: comparison.variantID ?? ControlArm.defaultVariantName,
-                             estimate: comparison.statistics.relativeLift, interval: comparison.statistics.relativeLiftCI95)
-        }
-        if !rows.isEmpty {
-            html += IntervalPlot(title: "Relative lift of each variant over control, 95 % interval (0 = same as control)",
-                                 rows: rows, reference: 0, cssClass: "forest-plot").render()
-        }
-        return html + ExperimentVerdict.armsTable(experiment)
     }
 }

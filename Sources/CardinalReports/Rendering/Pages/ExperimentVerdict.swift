@@ -1,6 +1,27 @@
 /// The experiment part of a campaign page in words and numbers: the sample ratio verdict as a sentence and
 /// one table row per arm with the columns of the control report.
 enum ExperimentVerdict {
+    /// The forest plot of each variant's lift, the comparison table and the sample ratio verdict.
+    static func html(_ experiment: ControlCampaign?) -> String {
+        guard let experiment else {
+            return "<p>Not an experiment: no conversion event is set and no control arm was seen.</p>\n"
+        }
+        var html = "<p class=\"verdict\">\(HTMLPage.escape(sampleRatio(experiment)))</p>\n"
+        guard experiment.conversionEvent != nil else {
+            return html + "<p>No conversion event is set, so variants are not compared with control "
+                + "(<code>cardinal campaigns set --conversion NAME</code>).</p>\n"
+        }
+        let rows = experiment.comparisons.map { comparison in
+            IntervalPlot.Row(label: comparison.variantID ?? ControlArm.defaultVariantName,
+                             estimate: comparison.statistics.relativeLift, interval: comparison.statistics.relativeLiftCI95)
+        }
+        if !rows.isEmpty {
+            html += IntervalPlot(title: "Relative lift of each variant over control, 95 % interval (0 = same as control)",
+                                 rows: rows, reference: 0, cssClass: "forest-plot").render()
+        }
+        return html + armsTable(experiment)
+    }
+
     /// The sample ratio check stated in words: a mismatch, a pass, or why it was not run.
     static func sampleRatio(_ campaign: ControlCampaign) -> String {
         let arms = campaign.splitArms.map { "\($0.name) \($0.users)" }.joined(separator: ", ")

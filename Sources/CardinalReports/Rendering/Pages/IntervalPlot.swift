@@ -57,8 +57,8 @@ struct IntervalPlot: Sendable, Equatable {
             svg += "</g>"
         }
         let axisY = height - Self.axisHeight
-        for tick in [low, (low + high) / 2, high] {
-            svg += "<text class=\"axis\" x=\"\(SVGNumber.text(x(tick)))\" y=\"\(SVGNumber.text(axisY + 16))\" text-anchor=\"middle\">\(SVGNumber.percent(tick))</text>"
+        for (index, tick) in [low, (low + high) / 2, high].enumerated() {
+            svg += "<text class=\"axis\" x=\"\(SVGNumber.text(x(tick)))\" y=\"\(SVGNumber.text(axisY + 16))\" text-anchor=\"\(SVGNumber.anchor(index, of: 3))\">\(SVGNumber.percent(tick))</text>"
         }
         svg += "</svg>"
         return "<figure class=\"chart\">\n<figcaption>\(HTMLPage.escape(title))</figcaption>\n\(svg)\n</figure>\n"
@@ -86,7 +86,9 @@ struct IntervalPlot: Sendable, Equatable {
             return (low - 0.05, high + 0.05)
         }
         let padding = (high - low) * 0.05
-        return (low - padding, high + padding)
+        // Rates cannot be negative: an axis that starts below 0 would only show a meaningless label.
+        let floor = reference == nil && low >= 0 ? 0 : -Double.infinity
+        return (max(floor, low - padding), high + padding)
     }
 
     /// Long labels are cut in the drawing (the tables beside the chart show them whole).

@@ -44,7 +44,7 @@ struct LineChart: Sendable, Equatable {
             svg += "<text class=\"axis\" x=\"\(Int(Self.left - 4))\" y=\"\(tickY)\" text-anchor=\"end\" dy=\"0.3em\">\(SVGNumber.count(tick))</text>"
         }
         for day in labelledDays {
-            svg += "<text class=\"axis\" x=\"\(SVGNumber.text(x(day)))\" y=\"\(Int(Self.height - 8))\" text-anchor=\"middle\">\(HTMLPage.escape(String(days[day].suffix(5))))</text>"
+            svg += "<text class=\"axis\" x=\"\(SVGNumber.text(x(day)))\" y=\"\(Int(Self.height - 8))\" text-anchor=\"\(SVGNumber.anchor(day, of: days.count))\">\(HTMLPage.escape(String(days[day].suffix(5))))</text>"
         }
         for (index, line) in series.enumerated() {
             let look = ChartStyle.series(index)

@@ -31,6 +31,16 @@ enum SVGNumber {
         return text == "-0" ? "0" : text
     }
 
+    /// The `text-anchor` of the label at `index` of `count` along an axis: the first starts at its tick and
+    /// the last ends at it, so that neither is cut off at the edge of the drawing.
+    static func anchor(_ index: Int, of count: Int) -> String {
+        switch index {
+        case 0 where count > 1: "start"
+        case count - 1 where count > 1: "end"
+        default: "middle"
+        }
+    }
+
     /// Round tick values from 0 to at least `maximum`: 1, 2 or 5 times a power of ten apart, about `count`
     /// of them.
     static func ticks(upTo maximum: Double, count: Int = 4) -> [Double] {
