@@ -24,6 +24,16 @@ import Testing
         #expect(html.contains("<tr><td>2026-11-03</td><td class=\"number\">2</td><td class=\"number\">7</td></tr>"))
     }
 
+    @Test("A 30-day line keeps every point but draws about ten markers, so that long ranges stay small")
+    func markerThinning() throws {
+        let days = (1...30).map { "2026-11-\($0 < 10 ? "0" : "")\($0)" }
+        let html = LineChart(title: "Impressions", days: days, series: [.init(name: "v1", values: days.map { _ in 5 })]).render()
+        let polyline = try #require(html.firstMatch(of: /<polyline points="([^"]*)"/))
+        #expect(polyline.1.split(separator: " ").count == 30)
+        // The first series draws circles, at days 0, 3, …, 27.
+        #expect(Self.count("<circle", in: html) == 10)
+    }
+
     @Test("Series differ in colour, dash and marker, so that they stay apart in grayscale")
     func seriesLooks() {
         let looks = (0..<5).map(ChartStyle.series)

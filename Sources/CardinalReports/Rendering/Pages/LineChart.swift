@@ -36,6 +36,7 @@ struct LineChart: Sendable, Equatable {
         func y(_ value: Double) -> Double {
             Self.top + plotHeight * (1 - value / yTop)
         }
+        let markerStep = max(1, (days.count + 9) / 10)
         var svg = "<svg class=\"chart line-chart\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\">"
         svg += "<title>\(HTMLPage.escape(title))</title>"
         for tick in ticks {
@@ -52,7 +53,8 @@ struct LineChart: Sendable, Equatable {
             let dash = look.dash.isEmpty ? "" : " stroke-dasharray=\"\(look.dash)\""
             svg += "<g class=\"series\" data-series=\"\(HTMLPage.escape(line.name))\"><title>\(HTMLPage.escape(line.name))</title>"
             svg += "<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"\(look.colour)\" stroke-width=\"2\"\(dash)/>"
-            for day in line.values.indices {
+            // About ten markers per line are enough to tell the shapes apart, and keep long ranges small.
+            for day in stride(from: index % markerStep, to: line.values.count, by: markerStep) {
                 svg += look.marker.svg(x: x(day), y: y(line.values[day]), colour: look.colour)
             }
             svg += "</g>"
