@@ -30,8 +30,8 @@ import Testing
         let html = LineChart(title: "Impressions", days: days, series: [.init(name: "v1", values: days.map { _ in 5 })]).render()
         let polyline = try #require(html.firstMatch(of: /<polyline points="([^"]*)"/))
         #expect(polyline.1.split(separator: " ").count == 30)
-        // The first series draws circles, at days 0, 3, …, 27.
-        #expect(Self.count("<circle", in: html) == 10)
+        // The first series draws circles, at days 0, 3, …, 27, and one more in its legend swatch.
+        #expect(Self.count("<circle", in: html) == 10 + 1)
     }
 
     @Test("Series differ in colour, dash and marker, so that they stay apart in grayscale")
