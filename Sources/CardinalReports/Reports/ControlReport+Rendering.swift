@@ -21,7 +21,7 @@ extension ControlReport {
                 sections: campaigns.map { campaign in
                     HTMLPage.Section(heading: "Campaign \(campaign.campaignID) (\(campaign.app))",
                                      body: ExperimentVerdict.html(campaign))
-                } + (campaigns.isEmpty ? [] : [HTMLPage.Section(heading: "Definitions", body: PageDefinitions.html)])
+                } + (campaigns.isEmpty ? [] : [PageDefinitions.section])
             ).render()
         }
     }

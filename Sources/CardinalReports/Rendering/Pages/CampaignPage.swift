@@ -38,12 +38,7 @@ struct CampaignPage: Sendable {
             heading: "Integration findings",
             body: findings.isEmpty ? "<p>No findings for this campaign.</p>\n" : FindingsTable.html(findings)
         ))
-        sections.append(HTMLPage.Section(heading: "Definitions", body: PageDefinitions.html))
-        return HTMLPage(
-            title: "Campaign \(campaignID) (\(app))",
-            notes: [ReportText.scopeLine(scope), "Control arms matured as of \(ReportText.timestamp(asOf))."],
-            sections: sections
-        ).render()
+        return HTMLPage.runPage(title: "Campaign \(campaignID) (\(app))", scope: scope, asOf: asOf, sections: sections)
     }
 
     /// The arm a row belongs to: the variant (or `default`), with the channel when the campaign has several.

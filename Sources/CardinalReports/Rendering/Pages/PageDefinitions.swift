@@ -19,4 +19,7 @@ enum PageDefinitions {
         ]
         return "<dl class=\"definitions\">\n" + items.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>\n" }.joined() + "</dl>\n"
     }()
+
+    /// The definitions under their heading.
+    static let section = HTMLPage.Section(heading: "Definitions", body: html)
 }

@@ -33,18 +33,13 @@ struct RunIndexPage: Sendable {
     func render() -> String {
         let apps = Dictionary(grouping: entries, by: \.key.app).sorted { $0.key < $1.key }
         let appList = "<ul>" + apps.map { "<li>\(HTMLPage.escape($0.key)): \(ReportText.count($0.value.count, "campaign").dropLast())</li>" }.joined() + "</ul>\n"
-        var sections = [
+        let sections = [
             HTMLPage.Section(heading: "Apps", body: apps.isEmpty ? "<p>No campaigns in the range.</p>\n" : appList),
             HTMLPage.Section(heading: "Campaigns", body: entries.isEmpty ? "<p>No campaigns in the range.</p>\n" : campaignTable),
             HTMLPage.Section(heading: "Findings by severity", body: "<p class=\"severity-counts\">\(FindingsTable.counts(findings)).</p>\n"
                 + (findings.isEmpty ? "" : FindingsTable.html(findings))),
         ]
-        sections.append(HTMLPage.Section(heading: "Definitions", body: PageDefinitions.html))
-        return HTMLPage(
-            title: "Report run \(runID)",
-            notes: [ReportText.scopeLine(scope), "Control arms matured as of \(ReportText.timestamp(asOf))."],
-            sections: sections
-        ).render()
+        return HTMLPage.runPage(title: "Report run \(runID)", scope: scope, asOf: asOf, sections: sections)
     }
 
     private var campaignTable: String {
