@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Events posted over HTTP to the real daemon, then the reports of the real `cardinal` binary read back as JSON,
 /// field by field. Every expected number is worked out by hand in the comments.
@@ -179,5 +180,81 @@ import Testing
         let covered = "app \(IngestFixture.appName), every campaign, \(Self.yesterday) to \(Self.yesterday)."
         #expect(try table("unique-impressions") == "No rows for \(covered)\n")
         #expect(try table("anomalies") == "No findings for \(covered)\n")
+    }
+}
+
+/// `cardinal report run --html DIR` over the posted campaign: the files, their contents, and how headless
+/// Chromium reads them.
+extension ReportsEndToEndTests {
+    /// Posts the campaign, makes it an experiment, runs the job with `--html` and returns the directory.
+    private func writePages(_ fixture: IngestFixture) throws -> URL {
+        try postCampaign(fixture)
+        try CardinalCLI.succeed([
+            "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--conversion", "purchase",
+            "--window", "1h", "--database-url", fixture.database.url,
+        ])
+        let directory = FileManager.default.temporaryDirectory.appending(path: "cardinal-pages-\(UUID().uuidString)")
+        let runID = try CardinalCLI.succeed([
+            "report", "run", "--app", IngestFixture.appName, "--since", Self.yesterday, "--html", directory.path,
+            "--database-url", fixture.database.url,
+        ])
+        #expect(Int64(runID.trimmingCharacters(in: .whitespacesAndNewlines)) != nil)
+        return directory
+    }
+
+    @Test("report run --html writes an index linking a self-contained page per campaign with its charts")
+    func htmlPages() throws {
+        let fixture = try IngestFixture()
+        let directory = try writePages(fixture)
+        defer { try? FileManager.default.removeItem(at: directory) }
+
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == ["campaign-0001-\(IngestFixture.appName.lowercased())-spring.html", "index.html"])
+        let index = try String(contentsOf: directory.appending(path: "index.html"), encoding: .utf8)
+        #expect(index.contains("href=\"\(names[0])\">spring</a>"))
+        let page = try String(contentsOf: directory.appending(path: names[0]), encoding: .utf8)
+        // Four daily charts, each with the one variant that has impressions (control is shown nothing).
+        #expect(page.components(separatedBy: "<svg class=\"chart line-chart\"").count - 1 == 4)
+        #expect(page.components(separatedBy: "<g class=\"series\" data-series=\"v1\"").count - 1 == 4)
+        // v1 had 3 impressions on the one day: u1 twice, u2 once.
+        #expect(page.contains("<tr><td>\(Self.yesterday)</td><td class=\"number\">3</td></tr>"))
+        // One forest-plot row for v1, and the comparison's columns for both arms.
+        #expect(page.components(separatedBy: "<g class=\"interval-row\" data-label=\"v1\"").count - 1 == 3)
+        #expect(page.contains("<tr class=\"control\"><th scope=\"row\">control</th><td class=\"number\">2</td>"))
+        // Self-contained: nothing is fetched from anywhere.
+        for html in [index, page] {
+            #expect(!html.contains("src="))
+            #expect(!html.contains("http"))
+            #expect(!html.contains("url("))
+        }
+    }
+
+    @Test("Headless Chromium opens a campaign page without console errors and finds every chart in the DOM")
+    func pagesInChromium() throws {
+        let chromium = URL(filePath: "/usr/bin/chromium")
+        guard FileManager.default.isExecutableFile(atPath: chromium.path) else {
+            throw SetupFailure(description: "chromium is missing: apt-get install chromium")
+        }
+        let fixture = try IngestFixture()
+        let directory = try writePages(fixture)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let page = directory.appending(path: "campaign-0001-\(IngestFixture.appName.lowercased())-spring.html")
+        // --no-sandbox: the tests may run as root, where Chromium refuses its sandbox.
+        let common = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+        let dom = try ChildProcess.run(chromium, common + ["--dump-dom", page.absoluteString], timeout: .seconds(120))
+        #expect(dom.exitStatus == 0)
+        #expect(dom.standardOutput.components(separatedBy: "<svg class=\"chart line-chart\"").count - 1 == 4)
+        #expect(dom.standardOutput.components(separatedBy: "<svg class=\"chart forest-plot\"").count - 1 == 1)
+        #expect(dom.standardOutput.components(separatedBy: "<svg class=\"chart rate-plot\"").count - 1 == 2)
+        #expect(!dom.standardError.contains("CONSOLE"))
+
+        let screenshot = directory.appending(path: "page.png")
+        let shot = try ChildProcess.run(
+            chromium, common + ["--window-size=375,1800", "--screenshot=\(screenshot.path)", page.absoluteString],
+            timeout: .seconds(120)
+        )
+        #expect(shot.exitStatus == 0)
+        let png = try Data(contentsOf: screenshot)
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
     }
 }

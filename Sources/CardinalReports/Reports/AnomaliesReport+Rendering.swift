@@ -16,7 +16,7 @@ extension AnomaliesReport {
             return HTMLPage(
                 title: "Integration anomalies",
                 notes: [ReportText.scopeLine(scope), findings.isEmpty ? emptyLine : ReportText.count(findings.count, "finding")],
-                sections: findings.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table.renderHTMLTable())]
+                sections: findings.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: FindingsTable.html(findings))]
             ).render()
         }
     }

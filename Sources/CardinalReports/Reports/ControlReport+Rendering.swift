@@ -17,11 +17,11 @@ extension ControlReport {
             return HTMLPage(
                 title: "Control groups",
                 notes: [ReportText.scopeLine(scope), "Matured users as of \(ReportText.timestamp(asOf))."]
-                    + (campaigns.isEmpty ? [emptyLine] : [])
-                    + campaigns.compactMap { campaign in
-                        campaign.sampleRatioSkipped.map { "\(campaign.campaignID): sample ratio check skipped: \($0)." }
-                    },
-                sections: campaigns.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
+                    + (campaigns.isEmpty ? [emptyLine] : []),
+                sections: campaigns.map { campaign in
+                    HTMLPage.Section(heading: "Campaign \(campaign.campaignID) (\(campaign.app))",
+                                     body: ExperimentVerdict.html(campaign))
+                } + (campaigns.isEmpty ? [] : [PageDefinitions.section])
             ).render()
         }
     }

@@ -61,6 +61,8 @@ enum ReportCommand {
                     OptionSpec("since", help: "First report day, YYYY-MM-DD (default: 30 days before today, UTC).",
                                valueName: "date"),
                     ReportOptions.asOf, ReportOptions.failOn,
+                    OptionSpec("html", help: "Also write the run's pages to this directory: index.html and one "
+                               + "self-contained page per campaign, with charts.", valueName: "dir"),
                 ],
                 flags: [ReportOptions.includeTest]
             ),
@@ -124,9 +126,25 @@ enum ReportCommand {
             unique-impressions rows, \(run.control.campaigns.count) control campaigns, \(findings.count) findings \
             (\(critical) critical)
             """)
+        if let directory = arguments.option("html") {
+            try writePages(run: run, session: session, to: directory)
+            context.warn("report run \(run.runID): pages written to \(directory)/index.html")
+        }
         context.print("\(run.runID)\n")
         if let threshold = ReportOptions.failThreshold(arguments), threshold.isTripped(by: findings) {
             throw CommandExit(code: ExitCode.findings)
+        }
+    }
+
+    /// Writes the run's pages into `directory` (created if missing); the daily series come from the
+    /// unique-impressions report by day, because the stored run keeps totals only.
+    private static func writePages(run: ScheduledReportRun, session: ReportSession, to directory: String) throws {
+        let daily = try UniqueImpressionsReport.run(session: session, scope: run.uniqueImpressions.scope, by: .day)
+        let pages = ReportRunPages(run: run, daily: daily.rows)
+        let folder = URL(filePath: directory, directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in pages.files {
+            try Data(file.html.utf8).write(to: folder.appending(path: file.name), options: .atomic)
         }
     }
 

@@ -1,0 +1,66 @@
+/// The experiment part of a campaign page in words and numbers: the sample ratio verdict as a sentence and
+/// one table row per arm with the columns of the control report.
+enum ExperimentVerdict {
+    /// The forest plot of each variant's lift, the comparison table and the sample ratio verdict.
+    static func html(_ experiment: ControlCampaign?) -> String {
+        guard let experiment else {
+            return "<p>Not an experiment: no conversion event is set and no control arm was seen.</p>\n"
+        }
+        var html = "<p class=\"verdict\">\(HTMLPage.escape(sampleRatio(experiment)))</p>\n"
+        guard experiment.conversionEvent != nil else {
+            return html + "<p>No conversion event is set, so variants are not compared with control "
+                + "(<code>cardinal campaigns set --conversion NAME</code>).</p>\n"
+        }
+        let rows = experiment.comparisons.map { comparison in
+            IntervalPlot.Row(label: comparison.variantID ?? ControlArm.defaultVariantName,
+                             estimate: comparison.statistics.relativeLift, interval: comparison.statistics.relativeLiftCI95)
+        }
+        if !rows.isEmpty {
+            html += IntervalPlot(title: "Relative lift of each variant over control, 95 % interval (0 = same as control)",
+                                 rows: rows, reference: 0, cssClass: "forest-plot").render()
+        }
+        return html + armsTable(experiment)
+    }
+
+    /// The sample ratio check stated in words: a mismatch, a pass, or why it was not run.
+    static func sampleRatio(_ campaign: ControlCampaign) -> String {
+        let arms = campaign.splitArms.map { "\($0.name) \($0.users)" }.joined(separator: ", ")
+        guard let check = campaign.sampleRatio.check else {
+            let reason = campaign.sampleRatioSkipped ?? "not enough data"
+            return "Sample ratio: not checked, because \(reason). A skipped check is not a pass."
+        }
+        let p = CellFormat.significant(check.pValue) ?? "undefined"
+        if check.mismatch {
+            return "Sample ratio mismatch: the arm sizes (\(arms)) do not fit the expected split (p = \(p) < 0.001). "
+                + "Assignment or logging is broken, most often lost control impressions; do not trust the comparison."
+        }
+        return "Sample ratio: the arm sizes (\(arms)) fit the expected split (p = \(p), mismatch only below 0.001)."
+    }
+
+    /// One row per arm: users, converters, rate, then for variants the lift with its interval, the Holm
+    /// p-value and the chance to beat control.
+    static func armsTable(_ campaign: ControlCampaign) -> String {
+        var html = "<table class=\"arms\"><thead><tr><th>arm</th><th>users</th><th>converters</th><th>rate</th>"
+            + "<th>relative lift [95 %]</th><th>difference [95 %]</th><th>p-value (Holm)</th>"
+            + "<th>chance to beat control</th></tr></thead><tbody>\n"
+        for arm in campaign.arms {
+            let statistics = arm.control ? nil : campaign.comparisons.first { $0.variantID == arm.variantID }?.statistics
+            let cells: [String?] = [
+                String(arm.users), arm.converters.map { String($0) }, CellFormat.fixed(arm.rate),
+                withInterval(statistics?.relativeLift, statistics?.relativeLiftCI95),
+                withInterval(statistics?.difference, statistics?.differenceCI95),
+                CellFormat.significant(statistics?.pValueHolm), CellFormat.fixed(statistics?.chanceToBeatControl),
+            ]
+            html += "<tr\(arm.control ? " class=\"control\"" : "")><th scope=\"row\">\(HTMLPage.escape(arm.splitName))</th>"
+            html += cells.map { "<td class=\"number\">\(HTMLPage.escape($0 ?? "–"))</td>" }.joined() + "</tr>\n"
+        }
+        return html + "</tbody></table>\n"
+    }
+
+    private static func withInterval(_ value: Double?, _ interval: Interval?) -> String? {
+        guard let value = CellFormat.fixed(value) else {
+            return nil
+        }
+        return value + (CellFormat.interval(interval?.lower, interval?.upper).map { " " + $0 } ?? "")
+    }
+}
