@@ -4,7 +4,9 @@
 set -euo pipefail
 
 # systemd: its systemd-analyze checks the installed units in the install test (the daemon needs no systemd).
-packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresql-contrib curl ca-certificates systemd)
+# chromium: the report pages' test opens them in a real, headless browser.
+packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresql-contrib curl ca-certificates systemd
+          chromium)
 if [[ "${CARDINAL_DEPS_BENCH:-0}" == 1 ]]; then
     packages+=(wrk)
 fi

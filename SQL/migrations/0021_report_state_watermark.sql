@@ -52,6 +52,36 @@ create index events_stored_xid on cardinal.events using brin (stored_xid)
 comment on index cardinal.events_stored_xid is
     'Finds the events stored since the last report-state fold (report_unfolded_events).';
 
+-- The existing partitions' column and index need the comments too (partitions made later copy them with
+-- LIKE … INCLUDING ALL, 0007).
+do $partition_comments$
+declare
+    child record;
+begin
+    for child in
+        select c.relname as partition_name
+        from pg_catalog.pg_inherits as i
+        join pg_catalog.pg_class as c on c.oid = i.inhrelid
+        where i.inhparent = 'cardinal.events'::regclass
+    loop
+        execute format('comment on column cardinal.%I.stored_xid is %L', child.partition_name,
+                       pg_catalog.col_description('cardinal.events'::regclass,
+                                                  (select a.attnum from pg_catalog.pg_attribute as a
+                                                   where a.attrelid = 'cardinal.events'::regclass
+                                                     and a.attname = 'stored_xid')));
+    end loop;
+    for child in
+        select c.relname as index_name
+        from pg_catalog.pg_inherits as i
+        join pg_catalog.pg_class as c on c.oid = i.inhrelid
+        where i.inhparent = 'cardinal.events_stored_xid'::regclass
+    loop
+        execute format('comment on index cardinal.%I is %L', child.index_name,
+                       pg_catalog.obj_description('cardinal.events_stored_xid'::regclass, 'pg_class'));
+    end loop;
+end
+$partition_comments$;
+
 
 create table cardinal.report_fold_watermark (
     folded_below bigint  not null,

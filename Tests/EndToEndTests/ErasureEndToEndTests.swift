@@ -39,6 +39,10 @@ import TestSupport
         return try fixture.client(of: daemon).ingest(events)
     }
 
+    /// The control report's --as-of: one instant for every run, or two runs a second apart print different
+    /// as-of times.
+    private static let asOf = EpochMilliseconds.rfc3339(.now.addingTimeInterval(86_400))
+
     /// The three reports as JSON text, over the days the events fall on, at a fixed --as-of.
     private func reports(_ fixture: IngestFixture) throws -> [String] {
         let days = [Self.start, Date.now].map { String(EpochMilliseconds.rfc3339($0).prefix(10)) }
@@ -47,7 +51,7 @@ import TestSupport
         return try [
             CardinalCLI.succeed(["report", "unique-impressions"] + range),
             CardinalCLI.succeed(["report", "anomalies"] + range),
-            CardinalCLI.succeed(["report", "control", "--as-of", EpochMilliseconds.rfc3339(.now.addingTimeInterval(86_400)),
+            CardinalCLI.succeed(["report", "control", "--as-of", Self.asOf,
                                  "--conversion", "purchase", "--window", "1h"] + range),
         ]
     }

@@ -127,11 +127,13 @@ import Testing
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let row = try #require(try tables.row(id: id), "event \(id) is not stored", sourceLocation: sourceLocation)
-        let checkedInSQL: Set = ["time", "received_at", "properties"]
+        let checkedInSQL: Set = ["time", "received_at", "properties", "stored_xid"]
         #expect(Set(row.keys) == Set(expected.keys).union(checkedInSQL).union(["app_id", "id"]),
                 "the test must cover every column", sourceLocation: sourceLocation)
         #expect(row["app_id"] == .some(String(appID)), sourceLocation: sourceLocation)
         #expect(row["id"] == .some(id.lowercased), sourceLocation: sourceLocation)
+        // The id of the transaction that stored it, for the report-state fold (0021).
+        #expect(row["stored_xid"].flatMap { $0 }.flatMap { Int64($0) } != nil, sourceLocation: sourceLocation)
         for (column, value) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(row[column] == .some(value), "column \(column)", sourceLocation: sourceLocation)
         }
