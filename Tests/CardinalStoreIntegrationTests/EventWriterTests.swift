@@ -165,4 +165,28 @@ import TestSupport
         #expect(try row.decode(String.self, at: 5) == rejection.rawJSON)
         #expect(try row.decode(String.self, at: 6) == "req-1")
     }
+
+    @Test("A batch written again, as a spool replay after a crash does, stores each rejection once")
+    func rewrittenBatchStoresRejectionsOnce() throws {
+        let (database, connection, app) = try setUp()
+        defer { database.drop() }
+        let rejections = (0..<3).map { index in
+            RejectionRecord(
+                appID: app.id, requestID: "req-7", receivedAt: now,
+                rejection: EventRejection(index: index, id: nil, code: .invalidUUID, message: "bad", rawJSON: "{}")
+            )
+        }
+        let writer = EventWriter(connection: try database.connect())
+        _ = try writer.write(events: [], rejections: rejections)
+        _ = try writer.write(events: [], rejections: rejections)
+        // Another request's rejection at the same position is another rejection.
+        _ = try writer.write(events: [], rejections: [
+            RejectionRecord(appID: app.id, requestID: "req-8", receivedAt: now, rejection: rejections[0].rejection),
+        ])
+
+        let rows = try connection.query(
+            "select request_id, event_index from cardinal.rejected_events order by request_id, event_index"
+        ).map { "\(try $0.decode(String.self, at: 0))#\(try $0.decode(Int.self, at: 1))" }
+        #expect(rows == ["req-7#0", "req-7#1", "req-7#2", "req-8#0"])
+    }
 }

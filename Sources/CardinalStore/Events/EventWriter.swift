@@ -18,7 +18,7 @@ public import PostgresClient
 public final class EventWriter {
     private let connection: PostgresConnection
     private var partitions: PartitionCache
-    private var hasStagingTable = false
+    private var hasStagingTables = false
     private let replicationWarnings = ReplicationWarningRecorder()
 
     /// Takes ownership of a connection that the writer alone will use.
@@ -59,9 +59,10 @@ public final class EventWriter {
     }
 
     private func writeOnce(events: [EventRecord], rejections: [RejectionRecord]) throws -> [Bool] {
-        if !hasStagingTable {
+        if !hasStagingTables {
             try connection.executeScript(EventColumns.createStagingTable)
-            hasStagingTable = true
+            try connection.executeScript(RejectionColumns.createStagingTable)
+            hasStagingTables = true
         }
         try ensurePartitions(for: events)
         replicationWarnings.reset()
@@ -83,11 +84,12 @@ public final class EventWriter {
                 inserted = Self.insertedFlags(for: events, stored: stored)
             }
             if !rejections.isEmpty {
-                try connection.copyIn(RejectionColumns.copyIntoRejectedEvents) { writer in
+                try connection.copyIn(RejectionColumns.copyIntoStaging) { writer in
                     for record in rejections {
                         try writer.writeRow(RejectionColumns.copyFields(of: record))
                     }
                 }
+                try connection.execute(RejectionColumns.insertFromStaging)
             }
             return inserted
         }

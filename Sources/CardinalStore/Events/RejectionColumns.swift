@@ -3,10 +3,23 @@ import PostgresClient
 
 /// How a `RejectionRecord` maps onto `cardinal.rejected_events`.
 enum RejectionColumns {
-    static let copyIntoRejectedEvents = """
-        copy cardinal.rejected_events
-            (app_id, received_at, request_id, event_index, event_id, code, message, raw)
-        from stdin
+    private static let list = "app_id, received_at, request_id, event_index, event_id, code, message, raw"
+
+    static let createStagingTable = """
+        create temporary table if not exists rejection_staging (
+            app_id bigint, received_at timestamptz, request_id text, event_index integer, event_id text,
+            code text, message text, raw text
+        ) on commit delete rows
+        """
+
+    static let copyIntoStaging = "copy pg_temp.rejection_staging (\(list)) from stdin"
+
+    /// A rejection already stored under its request id and position (a batch replayed from the spool after a
+    /// crash) is skipped (0024).
+    static let insertFromStaging = """
+        insert into cardinal.rejected_events (\(list))
+        select \(list) from pg_temp.rejection_staging
+        on conflict (request_id, event_index) do nothing
         """
 
     static func copyFields(of record: RejectionRecord) -> [String?] {
