@@ -125,6 +125,22 @@ import TestSupport
                 from cardinal.report_conversion_state as c join cardinal.apps as a using (app_id)
                 where a.name = $1
                 union all
+                select concat_ws(' ', 'row days', row(r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id,
+                                                      r.channel)::text,
+                                 d.user_key, d.impression_days, d.click_days, d.dismissal_days, d.send_days)
+                from cardinal.report_row_user_days as d
+                join cardinal.report_rows as r using (row_id)
+                join cardinal.apps as a using (app_id)
+                where a.name = $1
+                union all
+                select concat_ws(' ', 'row pairs', row(r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id,
+                                                       r.channel)::text,
+                                 p.kind, p.day, p.previous_day, p.users)
+                from cardinal.report_row_day_users as p
+                join cardinal.report_rows as r using (row_id)
+                join cardinal.apps as a using (app_id)
+                where a.name = $1
+                union all
                 select concat_ws(' ', 'rejected', r.code, r.raw)
                 from cardinal.rejected_events as r join cardinal.apps as a using (app_id)
                 where a.name = $1

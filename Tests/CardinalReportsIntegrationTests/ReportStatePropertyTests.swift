@@ -138,6 +138,14 @@ import TestSupport
                 select format('%s %s %s %s', c.user_key, c.conversion_name, c.test, cardinal_test_sorted(c.times))
                 from cardinal.report_conversion_state as c
                 where c.app_id = $1
+                union all
+                select format('%s %s', r, d) from cardinal.report_row_user_days as d
+                join cardinal.report_rows as r using (row_id)
+                where r.app_id = $1
+                union all
+                select format('%s %s', r, p) from cardinal.report_row_day_users as p
+                join cardinal.report_rows as r using (row_id)
+                where r.app_id = $1
                 order by 1
                 """,
                 [appID]
