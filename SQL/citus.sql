@@ -103,6 +103,13 @@ select create_distributed_table('cardinal.report_user_state', 'user_key', coloca
 select create_distributed_table('cardinal.report_session_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_conversion_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_fold_queue', 'user_key', colocate_with := 'cardinal.events');
+-- The day pairs (0025): report_rows and the counts per row and day are small and read by every report, like
+-- report_groups and report_daily_counts; each user's days per row are per user, like report_user_state.
+-- Changed: nothing in the functions; the trigger that follows deletions of report_user_state runs on the
+-- coordinator with its transition table, as the queue trigger below does per shard.
+select create_reference_table('cardinal.report_rows');
+select create_reference_table('cardinal.report_row_day_users');
+select create_distributed_table('cardinal.report_row_user_days', 'user_key', colocate_with := 'cardinal.events');
 
 alter table cardinal.events alter column stored_xid drop default;
 
