@@ -9,7 +9,8 @@ struct MigrateCommand: DatabaseCommand, ListingCommand {
     static let abstract = "Apply pending schema migrations (SQL/migrations) to the database."
     static let discussion: String? = """
         Each migration runs in its own transaction under an advisory lock, so concurrent runs are safe; \
-        applied files are recorded with a checksum and a file changed after it was applied is refused.
+        applied files are recorded with a checksum and a file changed after it was applied is refused. On a \
+        terminal, standard error shows the migration under way.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -41,7 +42,12 @@ struct MigrateCommand: DatabaseCommand, ListingCommand {
             parsed.printListing(TextTable(header: ["migration", "state", "applied_at"], rows: rows))
             return
         }
-        let applied = try migrator.migrate()
+        let progress = ProgressLine()
+        defer { progress.clear() }
+        let applied = try migrator.migrate { migration, position, count in
+            progress.show("migrate: applying \(migration.fileName), \(position) of \(count)")
+        }
+        progress.clear()
         let message = applied.isEmpty
             ? "migrate: the database is up to date\n"
             : applied.map { "migrate: applied \($0.fileName)\n" }.joined()
