@@ -7,11 +7,9 @@ extension CommandTree {
     public func parseProcessArgumentsOrExit() -> Invocation {
         switch parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
         case let .help(text), let .version(text):
-            FileHandle.standardOutput.write(Data(text.utf8))
-            exit(ExitCode.success)
+            ProcessExit.printing(text)
         case let .usageError(error):
-            FileHandle.standardError.write(Data(error.description.utf8))
-            exit(ExitCode.usage)
+            ProcessExit.failing(with: error)
         case let .run(invocation):
             return invocation
         }

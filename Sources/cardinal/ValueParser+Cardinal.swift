@@ -27,23 +27,22 @@ extension ValueParser where Value == Date {
 
 extension ValueParser where Value == ConversionWindow {
     /// A conversion window such as `3d`, `36h` or `1d12h`, from 1 second to 30 days.
-    static var conversionWindow: Self {
-        Self { text throws(InvalidArgumentValue) in
-            do throws(CampaignSettingsError) {
-                return try ConversionWindow(parsing: text)
-            } catch {
-                throw InvalidArgumentValue(error.reason)
-            }
-        }
-    }
+    static var conversionWindow: Self { .campaignSetting(ConversionWindow.init(parsing:)) }
 }
 
 extension ValueParser where Value == ExpectedSplit {
     /// An expected split as `arm=weight` pairs, such as `control=1,v1=1`.
-    static var expectedSplit: Self {
+    static var expectedSplit: Self { .campaignSetting(ExpectedSplit.init(parsing:)) }
+}
+
+extension ValueParser {
+    /// A parser around a campaign setting's own parsing, whose refusal gives the usage error its reason.
+    private static func campaignSetting(
+        _ parse: @escaping @Sendable (String) throws(CampaignSettingsError) -> Value
+    ) -> Self {
         Self { text throws(InvalidArgumentValue) in
             do throws(CampaignSettingsError) {
-                return try ExpectedSplit(parsing: text)
+                return try parse(text)
             } catch {
                 throw InvalidArgumentValue(error.reason)
             }
