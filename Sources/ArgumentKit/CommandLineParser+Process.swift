@@ -7,11 +7,9 @@ extension CommandLineParser {
     public static func parseProcessArgumentsOrExit(root: CommandSpec) -> ParsedArguments {
         switch parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: ProcessInfo.processInfo.environment) {
         case let .help(text), let .version(text):
-            FileHandle.standardOutput.write(Data(text.utf8))
-            exit(ExitCode.success)
+            ProcessExit.printing(text)
         case let .usageError(error):
-            FileHandle.standardError.write(Data(error.description.utf8))
-            exit(ExitCode.usage)
+            ProcessExit.failing(with: error)
         case let .run(arguments):
             return arguments
         }

@@ -3,12 +3,9 @@ import Foundation
 
 /// Runs one `cardinal` command: usage errors exit 64 with the usage line, runtime failures print one line on
 /// standard error and exit 1 (or the code a command chooses, such as 3 for `--fail-on`).
-let arguments = CommandLineParser.parseProcessArgumentsOrExit(root: CardinalCommand.spec)
-guard let handler = CardinalCommand.handlers[Array(arguments.commandPath.dropFirst())] else {
-    preconditionFailure("no handler for \(arguments.commandPath): CardinalCommand.handlers is out of step with its spec")
-}
+let invocation = CardinalCommand.tree.parseProcessArgumentsOrExit()
 do {
-    try handler(CommandContext(arguments: arguments))
+    try invocation.run()
     exit(ExitCode.success)
 } catch let error as UsageError {
     FileHandle.standardError.write(Data(error.description.utf8))

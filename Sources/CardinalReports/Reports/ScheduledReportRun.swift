@@ -21,15 +21,20 @@ public struct ScheduledReportRun: Sendable, Equatable {
     ///   - session: A session whose connection is not inside a transaction.
     ///   - scope: The app (or all), the report days and test events; the campaign is normally `nil`.
     ///   - asOf: The maturity cut-off of the control report.
+    ///   - progress: Called as each step starts, for a progress line.
     public static func perform(
-        session: ReportSession, scope: ReportScope, asOf: Date
+        session: ReportSession, scope: ReportScope, asOf: Date, progress: (Step) -> Void = { _ in }
     ) throws -> ScheduledReportRun {
         let store = session.runs
         let runID = try store.begin(scope: scope, asOf: asOf)
         do {
+            progress(.uniqueImpressions)
             let uniqueImpressions = try UniqueImpressionsReport.run(session: session, scope: scope)
+            progress(.control)
             let control = try ControlReport.run(session: session, scope: scope, asOf: asOf)
+            progress(.anomalies)
             let anomalies = try AnomaliesReport.run(session: session, scope: scope, control: control)
+            progress(.storing)
             try store.finish(
                 runID: runID, uniqueImpressions: uniqueImpressions.rows, anomalies: anomalies.findings,
                 control: control.records

@@ -11,9 +11,10 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
     /// The campaign id is empty or too long.
     case invalidCampaignID(String)
 
-    /// Why a split was refused, without the split itself.
+    /// What is wrong, without the refused text, for a message that shows the text already (a usage error).
     public var reason: String {
         switch self {
+        case .invalidWindow: Self.windowRule
         case .invalidSplit(_, let reason): reason
         default: description
         }
@@ -23,8 +24,7 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
     public var description: String {
         switch self {
         case .invalidWindow(let text):
-            "\"\(text)\" is not a conversion window: write whole numbers with units d, h, m, s, largest first "
-                + "(3d, 36h, 1d12h), between 1s and 30d"
+            "\"\(text)\" is not a conversion window: \(Self.windowRule)"
         case .invalidSplit(let text, let reason):
             "\"\(text)\" is not an expected split: \(reason)"
         case .invalidConversionEvent(let name):
@@ -35,4 +35,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
             "\"\(id)\" is not a campaign id: 1 to 255 characters"
         }
     }
+
+    /// What a conversion window looks like.
+    private static let windowRule =
+        "write whole numbers with units d, h, m, s, largest first (3d, 36h, 1d12h), between 1s and 30d"
 }

@@ -25,14 +25,19 @@ public struct Migrator {
     }
 
     /// Applies every pending migration and returns those it applied (empty when the database was up to date).
+    /// - Parameter willApply: Called before each pending migration with its position among them (from 1) and
+    ///   their number, for a progress line; a migration of a large table can take minutes.
     /// - Throws: `MigrationError` when an applied file changed or is missing; `PostgresError` from the server,
     ///   in which case the failing migration left nothing behind.
     @discardableResult
-    public func migrate() throws -> [Migration] {
+    public func migrate(
+        willApply: (_ migration: Migration, _ position: Int, _ count: Int) -> Void = { _, _, _ in }
+    ) throws -> [Migration] {
         try withLock {
             try bootstrap()
             let pending = try pendingMigrations()
-            for migration in pending {
+            for (index, migration) in pending.enumerated() {
+                willApply(migration, index + 1, pending.count)
                 try apply(migration)
             }
             return pending

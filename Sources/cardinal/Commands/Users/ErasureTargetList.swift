@@ -8,29 +8,29 @@ enum ErasureTargetList {
     /// Collects the targets from the parsed arguments.
     /// - Throws: `UsageError` when there is none, an id is empty, or both files are standard input; a file that
     ///   cannot be read throws the reading error.
-    static func read(from arguments: ParsedArguments) throws -> [ErasureTarget] {
-        let files = [("users-file", ErasureTarget.Kind.user), ("devices-file", .device)]
-            .compactMap { option, kind in arguments.option(option).map { (option, $0, kind) } }
+    static func read(from parsed: ParsedCommand<UsersEraseCommand>) throws -> [ErasureTarget] {
+        let files = [("users-file", parsed.usersFile, ErasureTarget.Kind.user), ("devices-file", parsed.devicesFile, .device)]
+            .compactMap { option, path, kind in path.map { (option, $0, kind) } }
         if files.count == 2 && files.allSatisfy({ $0.1 == "-" }) {
-            throw arguments.usageError("--users-file and --devices-file cannot both read standard input")
+            throw parsed.usageError("--users-file and --devices-file cannot both read standard input")
         }
-        var targets = arguments.options("user").map { ErasureTarget(kind: .user, id: $0) }
-            + arguments.options("device").map { ErasureTarget(kind: .device, id: $0) }
+        var targets = parsed.users.map { ErasureTarget(kind: .user, id: $0) }
+            + parsed.devices.map { ErasureTarget(kind: .device, id: $0) }
         for (option, path, kind) in files {
-            targets += try lines(of: path, option: option, arguments: arguments).map { ErasureTarget(kind: kind, id: $0) }
+            targets += try lines(of: path, option: option, parsed).map { ErasureTarget(kind: kind, id: $0) }
         }
         if targets.isEmpty {
-            throw arguments.usageError("nothing to erase: give --user, --device, --users-file or --devices-file")
+            throw parsed.usageError("nothing to erase: give --user, --device, --users-file or --devices-file")
         }
         if targets.contains(where: { $0.id.isEmpty }) {
-            throw arguments.usageError("an empty id cannot be erased: every id must have at least one character")
+            throw parsed.usageError("an empty id cannot be erased: every id must have at least one character")
         }
         return targets
     }
 
     /// The lines of a file, or of standard input for `-`: one id per line, exactly as written (ids may contain
     /// spaces), without the line ending (`\n`, `\r\n` or another Unicode line break); empty lines are skipped.
-    private static func lines(of path: String, option: String, arguments: ParsedArguments) throws -> [String] {
+    private static func lines(of path: String, option: String, _ parsed: ParsedCommand<UsersEraseCommand>) throws -> [String] {
         let data: Data
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -42,7 +42,7 @@ enum ErasureTargetList {
             }
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw arguments.usageError("--\(option) \(path) is not UTF-8 text")
+            throw parsed.usageError("--\(option) \(path) is not UTF-8 text")
         }
         // Character.isNewline: a Swift Character holds "\r\n" whole, so splitting on "\n" would keep the "\r".
         return text.split(whereSeparator: \.isNewline).map(String.init)

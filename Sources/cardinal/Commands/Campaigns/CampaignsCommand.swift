@@ -1,0 +1,25 @@
+import ArgumentKit
+import CardinalReports
+import CardinalStore
+import Foundation
+
+/// `cardinal campaigns …`: the per-campaign settings the reports read.
+enum CampaignsCommand {
+    static let tree = CommandTree.group(
+        "campaigns",
+        abstract: "Set and list campaign report settings: conversion event, window, expected split, time zone.",
+        subcommands: [.command(CampaignsSetCommand.self), .command(CampaignsListCommand.self)]
+    )
+
+    /// The settings as a listing, one row per campaign.
+    static func listing(_ settings: [CampaignSettings]) -> TextTable {
+        TextTable(
+            header: ["app", "campaign_id", "conversion_event", "window", "expected_split", "report_time_zone",
+                     "updated_at"],
+            rows: settings.map {
+                [$0.app, $0.campaignID, $0.conversionEvent, $0.conversionWindow.description,
+                 $0.expectedSplit?.description, $0.reportTimeZone, $0.updatedAt.formatted(.iso8601)]
+            }
+        )
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentKit
+import CardinalStore
+
+/// `cardinal campaigns set`.
+struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
+    static let name = "set"
+    static let abstract = "Create or change a campaign's report settings; settings not given keep their value."
+    static let discussion: String? = """
+        The control report counts the conversion event within the window after each user's first \
+        (control) impression. The expected split is checked by the sample ratio test: name the \
+        control arm 'control', variants by their variant_id, and the arm of a campaign whose events \
+        carry no variant_id 'default'. Without a split every arm is expected to be equal.
+        Example: cardinal campaigns set --app shop --campaign spring --conversion purchase \
+        --window 3d --split control=1,v1=1,v2=1
+        """
+
+    let databaseURL = CommonOptions.databaseURL
+    let app = RequiredOption("app", help: "The app the campaign belongs to.")
+    let campaign = RequiredOption("campaign", help: "The campaign id, as in its events' campaign_id.", valueName: "id")
+    let conversion = Option("conversion", help: "Primary conversion event name (the name of conversion events).",
+                            valueName: "name")
+    let window = Option("window", help: "Conversion window: d, h, m, s units, e.g. 3d, 36h, 1d12h; 1s to 30d "
+                            + "(a new campaign gets 3d).", valueName: "duration", parser: .conversionWindow)
+    let split = Option("split", help: "Expected split as arm=weight pairs, e.g. control=1,v1=1.", valueName: "arms",
+                       parser: .expectedSplit)
+    let timezone = Option("timezone", help: "IANA time zone of the campaign's report day (else the app's).",
+                          valueName: "zone")
+    let format = CommonOptions.format
+    let clearConversion = Flag("clear-conversion", help: "Remove the conversion event.")
+    let clearSplit = Flag("clear-split", help: "Remove the expected split (equal shares).")
+    let clearTimezone = Flag("clear-timezone", help: "Use the app's time zone again.")
+
+    static func run(_ parsed: ParsedCommand<Self>) throws {
+        let update = CampaignSettingsUpdate(
+            conversionEvent: try change(\.conversion, clear: \.clearConversion, parsed),
+            conversionWindow: parsed.window.map { .set($0) } ?? .keep,
+            expectedSplit: try change(\.split, clear: \.clearSplit, parsed),
+            reportTimeZone: try change(\.timezone, clear: \.clearTimezone, parsed)
+        )
+        let settings = try CampaignSettingsStore(connection: try parsed.connect())
+            .set(app: parsed.app, campaignID: parsed.campaign, update)
+        parsed.printListing(CampaignsCommand.listing([settings]))
+    }
+
+    /// What to do with one setting: its option sets it, its `--clear-…` flag resets it, both is a usage error.
+    private static func change<Value>(
+        _ option: KeyPath<Self, Option<Value>>, clear flag: KeyPath<Self, Flag>, _ parsed: ParsedCommand<Self>
+    ) throws(UsageError) -> SettingChange<Value> {
+        let cleared = parsed[dynamicMember: flag]
+        guard let value = parsed[dynamicMember: option] else {
+            return cleared ? .reset : .keep
+        }
+        if cleared {
+            let declarations = Self()
+            throw parsed.usageError("--\(declarations[keyPath: option].spec.name) and "
+                                    + "--\(declarations[keyPath: flag].spec.name) contradict each other; give one of them")
+        }
+        return .set(value)
+    }
+}

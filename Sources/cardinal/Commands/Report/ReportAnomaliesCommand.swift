@@ -1,0 +1,37 @@
+import ArgumentKit
+import CardinalReports
+
+/// `cardinal report anomalies`.
+struct ReportAnomaliesCommand: ConversionReportCommand {
+    static let name = "anomalies"
+    static let abstract = "Integration-health findings by campaign, channel, platform, SDK and app version."
+    static let discussion: String? = """
+        Kinds: dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, \
+        control_impressions_missing, control_interaction, repeated_impressions, users_in_several_arms, \
+        sample_ratio_mismatch (from the control report, hence --as-of, --conversion and --window).
+        """
+
+    let databaseURL = CommonOptions.databaseURL
+    let app = ReportOptions.app
+    let campaign = ReportOptions.campaign
+    let from = ReportOptions.from
+    let to = ReportOptions.to
+    let asOf = ReportOptions.asOf
+    let conversion = ReportOptions.conversion
+    let window = ReportOptions.window
+    let format = CommonOptions.format
+    let failOn = ReportOptions.failOn
+    let includeTest = ReportOptions.includeTest
+
+    static func run(_ parsed: ParsedCommand<Self>) throws {
+        let scope = try parsed.scope()
+        let report = try AnomaliesReport.run(
+            session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
+            conversion: parsed.conversion, window: parsed.window
+        )
+        Console.print(report.render(parsed.format))
+        if let threshold = parsed.failOn, threshold.isTripped(by: report.findings) {
+            throw CommandExit(code: ExitCode.findings)
+        }
+    }
+}

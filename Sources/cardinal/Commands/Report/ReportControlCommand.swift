@@ -1,0 +1,44 @@
+import ArgumentKit
+import CardinalReports
+
+/// `cardinal report control`.
+struct ReportControlCommand: ConversionReportCommand {
+    static let name = "control"
+    static let abstract = "Each variant against control: matured users, conversion rates, intervals, tests, SRM."
+    static let discussion: String? = """
+        A user is exposed at the first impression (control arm: first control impression; push: the \
+        send), converts with the conversion event within the window after it, and counts once the \
+        window has elapsed by --as-of. Users exposed to several arms are left out. --fail-on trips \
+        on sample ratio mismatches, which are critical.
+        """
+
+    let databaseURL = CommonOptions.databaseURL
+    let app = ReportOptions.app
+    let campaign = ReportOptions.campaign
+    let from = ReportOptions.from
+    let to = ReportOptions.to
+    let asOf = ReportOptions.asOf
+    let conversion = ReportOptions.conversion
+    let window = ReportOptions.window
+    let format = CommonOptions.format
+    let failOn = ReportOptions.failOn
+    let includeTest = ReportOptions.includeTest
+
+    static func run(_ parsed: ParsedCommand<Self>) throws {
+        let scope = try parsed.scope()
+        let report = try ControlReport.run(
+            session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
+            conversion: parsed.conversion, window: parsed.window
+        )
+        for campaign in report.campaigns where campaign.conversionEvent == nil {
+            Console.warn("""
+                control: campaign \(campaign.campaignID) of \(campaign.app) has no conversion event; set one with \
+                'cardinal campaigns set --conversion NAME' or pass --conversion
+                """)
+        }
+        Console.print(report.render(parsed.format))
+        if let threshold = parsed.failOn, threshold.isTripped(by: report.sampleRatioFindings) {
+            throw CommandExit(code: ExitCode.findings)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentKit
+import CardinalReports
+import CardinalStore
+import Foundation
+
+/// `cardinal report run`: the scheduled job.
+struct ReportRunCommand: DatabaseCommand {
+    static let name = "run"
+    static let abstract = "The scheduled job: compute every report for the recent days and store it as a new run."
+    static let discussion: String? = """
+        Results go to cardinal.report_runs and the report tables; read them with the views \
+        cardinal.latest_unique_impressions, latest_anomalies and latest_control. Prints the run id. \
+        For cron: 15 3 * * * cardinal report run --fail-on critical (exit 3 mails the findings). On a \
+        terminal, standard error shows the step under way.
+        """
+
+    let databaseURL = CommonOptions.databaseURL
+    let app = ReportOptions.app
+    let since = Option("since", help: "First report day, YYYY-MM-DD (default: 30 days before today, UTC).",
+                       valueName: "date", parser: .reportDate)
+    let asOf = ReportOptions.asOf
+    let failOn = ReportOptions.failOn
+    let html = Option("html", help: "Also write the run's pages to this directory: index.html and one "
+                          + "self-contained page per campaign, with charts.", valueName: "dir")
+    let includeTest = ReportOptions.includeTest
+
+    static func run(_ parsed: ParsedCommand<Self>) throws {
+        let scope = try scope(parsed)
+        let session = try parsed.connectForReports()
+        try ReportOptions.checkApp(scope, session)
+        let progress = ProgressLine()
+        defer { progress.clear() }
+        let run = try ScheduledReportRun.perform(session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf)) {
+            progress.show("report run: \($0), \($0.position)")
+        }
+        progress.clear()
+        let findings = run.anomalies.findings
+        let critical = findings.filter { $0.severity == .critical }.count
+        Console.warn("""
+            report run \(run.runID): \(scope.from) to \(scope.to), \(run.uniqueImpressions.rows.count) \
+            unique-impressions rows, \(run.control.campaigns.count) control campaigns, \(findings.count) findings \
+            (\(critical) critical)
+            """)
+        if let directory = parsed.html {
+            try writePages(run: run, session: session, to: directory, progress: progress)
+            progress.clear()
+            Console.warn("report run \(run.runID): pages written to \(directory)/index.html")
+        }
+        Console.print("\(run.runID)\n")
+        if let threshold = parsed.failOn, threshold.isTripped(by: findings) {
+            throw CommandExit(code: ExitCode.findings)
+        }
+    }
+
+    /// Every campaign of the app (or of every app) from `--since` to today.
+    private static func scope(_ parsed: ParsedCommand<Self>) throws(UsageError) -> ReportScope {
+        let to = ReportDate(utcDayOf: Date())
+        let from = parsed.since ?? to.adding(days: -ReportOptions.defaultRangeDays)
+        guard from <= to else {
+            throw parsed.usageError("--since \(from) is after today, \(to)")
+        }
+        return ReportScope(app: parsed.app, from: from, to: to, includeTest: parsed.includeTest)
+    }
+
+    /// Writes the run's pages into `directory` (created if missing); the daily series come from the
+    /// unique-impressions report by day, because the stored run keeps totals only.
+    private static func writePages(
+        run: ScheduledReportRun, session: ReportSession, to directory: String, progress: ProgressLine
+    ) throws {
+        progress.show("report run \(run.runID): reading the daily series for the pages")
+        let daily = try UniqueImpressionsReport.run(session: session, scope: run.uniqueImpressions.scope, by: .day)
+        progress.show("report run \(run.runID): drawing the pages of \(run.control.campaigns.count.formatted()) campaigns")
+        let pages = ReportRunPages(run: run, daily: daily.rows)
+        let folder = URL(filePath: directory, directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (index, file) in pages.files.enumerated() {
+            progress.show("report run \(run.runID): writing page \((index + 1).formatted()) of \(pages.files.count.formatted())")
+            try Data(file.html.utf8).write(to: folder.appending(path: file.name), options: .atomic)
+        }
+    }
+}

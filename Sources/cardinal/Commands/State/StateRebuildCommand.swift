@@ -1,0 +1,38 @@
+import ArgumentKit
+import CardinalStore
+
+/// `cardinal state rebuild`.
+struct StateRebuildCommand: DatabaseCommand {
+    static let name = "rebuild"
+    static let abstract = "Rebuild an app's (or one campaign's) report state from its raw events."
+    static let discussion: String? = """
+        For after restoring a backup or fixing the fold. Safe while cardinald ingests: the state of \
+        the app is dropped and its events queued again in one transaction, then folded; reports stay \
+        exact throughout, only slower until the fold ends.
+        """
+
+    let databaseURL = CommonOptions.databaseURL
+    let app = RequiredOption("app", help: "The app to rebuild.")
+    let campaign = Option("campaign", help: "Only this campaign (default: every campaign, canvas step and "
+                              + "conversion of the app).", valueName: "id")
+
+    static func run(_ parsed: ParsedCommand<Self>) throws {
+        let connection = try parsed.connect()
+        let app = try AppStore(connection: connection).find(name: parsed.app)
+        let campaign = parsed.campaign
+        let store = ReportStateStore(connection: connection)
+        let progress = ProgressLine()
+        defer { progress.clear() }
+        let scope = campaign.map { "campaign \($0) of \(app.name)" } ?? "app \(app.name)"
+        let started = ContinuousClock.now
+        progress.show("state: queueing the events of \(scope)")
+        let queued = try store.requeue(appID: app.id, campaign: campaign)
+        progress.show("state: folding \(queued.formatted()) events of \(scope)")
+        _ = try StateCommand.foldAll(store)
+        progress.clear()
+        let elapsed = ContinuousClock.now - started
+        let rate = Double(queued) / max(elapsed.seconds, 0.001)
+        Console.warn("state: rebuilt \(scope) from \(queued.formatted()) events in \(StateCommand.seconds(since: started)) "
+                     + "(\(Int(rate).formatted()) events/s)")
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentKit
+
+/// `cardinal users …`: erasing what Cardinal keeps about a user or a device (SQL/migrations/0022).
+enum UsersCommand {
+    static let tree = CommandTree.group(
+        "users", abstract: "Erase everything Cardinal keeps about users or devices of an app (right to erasure).",
+        subcommands: [.command(UsersEraseCommand.self)]
+    )
+}

@@ -1,0 +1,26 @@
+import ArgumentKit
+import CardinalStore
+import PostgresClient
+
+/// A command that reads or changes the database named by `--database-url` / `CARDINAL_DATABASE_URL`.
+protocol DatabaseCommand: ParsableCommand {
+    /// `--database-url`, declared with ``CommonOptions/databaseURL``.
+    var databaseURL: Option<String> { get }
+}
+
+extension ParsedCommand where Command: DatabaseCommand {
+    /// Opens the database named by `--database-url` / `CARDINAL_DATABASE_URL`.
+    func connect() throws -> PostgresConnection {
+        guard let url = self.databaseURL, !url.isEmpty else {
+            throw usageError(
+                "no database given: pass --database-url or set CARDINAL_DATABASE_URL (a libpq connection string or URI)"
+            )
+        }
+        return try PostgresConnection(connectionString: url)
+    }
+
+    /// Opens the database for a report: a session set up by the store for the report functions.
+    func connectForReports() throws -> ReportSession {
+        try ReportSession(connection: try connect())
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentKit
+import CardinalStore
+import Foundation
+
+/// How Cardinal's option values are read: days, times, conversion windows and expected splits.
+extension ValueParser where Value == ReportDate {
+    /// A report day, `YYYY-MM-DD`.
+    static var reportDate: Self {
+        Self(expectation: "expected a date as YYYY-MM-DD") { ReportDate($0) }
+    }
+}
+
+extension ValueParser where Value == Date {
+    /// An RFC 3339 time, with or without a fraction of a second.
+    static var rfc3339: Self {
+        Self(expectation: "expected an RFC 3339 time such as 2026-11-30T12:00:00Z") { text in
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            if let date = formatter.date(from: text) {
+                return date
+            }
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.date(from: text)
+        }
+    }
+}
+
+extension ValueParser where Value == ConversionWindow {
+    /// A conversion window such as `3d`, `36h` or `1d12h`, from 1 second to 30 days.
+    static var conversionWindow: Self { .campaignSetting(ConversionWindow.init(parsing:)) }
+}
+
+extension ValueParser where Value == ExpectedSplit {
+    /// An expected split as `arm=weight` pairs, such as `control=1,v1=1`.
+    static var expectedSplit: Self { .campaignSetting(ExpectedSplit.init(parsing:)) }
+}
+
+extension ValueParser {
+    /// A parser around a campaign setting's own parsing, whose refusal gives the usage error its reason.
+    private static func campaignSetting(
+        _ parse: @escaping @Sendable (String) throws(CampaignSettingsError) -> Value
+    ) -> Self {
+        Self { text throws(InvalidArgumentValue) in
+            do throws(CampaignSettingsError) {
+                return try parse(text)
+            } catch {
+                throw InvalidArgumentValue(error.reason)
+            }
+        }
+    }
+}
