@@ -64,14 +64,7 @@ final class PrometheusServer {
 
     /// Stops Prometheus (SIGTERM, then SIGKILL if it lingers).
     func stop() {
-        guard child.isRunning else {
-            return
-        }
-        child.send(signal: SIGTERM)
-        if child.waitForExit(timeout: .seconds(30)) == nil {
-            child.send(signal: SIGKILL)
-            _ = child.waitForExit(timeout: .seconds(30))
-        }
+        child.stop(grace: .seconds(30))
     }
 
     /// `GET /api/v1/<endpoint>` with the parameters URL-encoded, through curl (Prometheus answers large
