@@ -90,6 +90,18 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Ends the child whatever state it is in: SIGTERM, then SIGKILL if it is still running after `grace`.
+    public func stop(grace: Duration) {
+        guard isRunning else {
+            return
+        }
+        send(signal: SIGTERM)
+        if waitForExit(timeout: grace) == nil {
+            send(signal: SIGKILL)
+            _ = waitForExit(timeout: .seconds(30))
+        }
+    }
+
     /// Waits until the child ends.
     /// - Returns: how it ended, or `nil` when `timeout` passed first.
     public func waitForExit(timeout: Duration) -> Termination? {

@@ -100,13 +100,6 @@ final class DaemonProcess: Sendable {
 
     /// Stops the daemon at the end of a test whatever state it is in: SIGTERM, then SIGKILL if it lingers.
     func stop() {
-        guard child.isRunning else {
-            return
-        }
-        child.send(signal: SIGTERM)
-        if child.waitForExit(timeout: .seconds(60)) == nil {
-            child.send(signal: SIGKILL)
-            _ = child.waitForExit(timeout: .seconds(30))
-        }
+        child.stop(grace: .seconds(60))
     }
 }
