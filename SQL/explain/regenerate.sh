@@ -34,6 +34,7 @@ trap 'run_psql -c "drop database if exists $database with (force)"' EXIT
         "commit;" \
         "vacuum (analyze) cardinal.report_groups, cardinal.report_user_state, cardinal.report_daily_counts;" \
         "vacuum (analyze) cardinal.report_session_state, cardinal.report_conversion_state, cardinal.report_fold_queue;" \
+        "vacuum (analyze) cardinal.report_rows, cardinal.report_row_user_days, cardinal.report_row_day_users;" \
         "vacuum (analyze) cardinal.events;" \
         "vacuum (analyze) cardinal.apps;" \
         "vacuum (analyze) cardinal.campaign_settings;" \

@@ -4,14 +4,16 @@ import Testing
 import TestSupport
 
 @Suite struct ReportSessionTests {
-    @Test("A report session turns JIT off on the connection it is given")
-    func jitOff() throws {
+    @Test("A report session turns JIT off and gives sorts 64 MB on the connection it is given")
+    func sessionSettings() throws {
         let database = try TestDatabase.migrated(prefix: "session")
         defer { database.drop() }
         let connection = try database.connect()
         try connection.execute("set jit = on")
+        try connection.execute("set work_mem = '4MB'")
         _ = try ReportSession(connection: connection)
         #expect(try connection.query("show jit")[0].decode(String.self, at: 0) == "off")
+        #expect(try connection.query("show work_mem")[0].decode(String.self, at: 0) == "64MB")
     }
 
     @Test("A report session refuses an app that does not exist rather than giving an empty report")

@@ -98,7 +98,8 @@ def state_sizes(url):
                            "where inhparent = 'cardinal.events'::regclass"))
     state = int(psql(url, "select sum(pg_total_relation_size(c)) from unnest(array["
                           "'cardinal.report_groups', 'cardinal.report_user_state', 'cardinal.report_daily_counts', "
-                          "'cardinal.report_session_state', 'cardinal.report_conversion_state']::regclass[]) as c"))
+                          "'cardinal.report_session_state', 'cardinal.report_conversion_state', 'cardinal.report_rows', "
+                          "'cardinal.report_row_user_days', 'cardinal.report_row_day_users']::regclass[]) as c"))
     return events, state
 
 
@@ -111,7 +112,8 @@ def build_state(bin_dir, url):
     log("building the report state: cardinal state rebuild")
     seconds, _ = timed([f"{bin_dir}/cardinal", "state", "rebuild", "--database-url", url, "--app", APP])
     psql(url, "vacuum (analyze) cardinal.report_groups, cardinal.report_user_state, cardinal.report_daily_counts, "
-              "cardinal.report_session_state, cardinal.report_conversion_state, cardinal.report_fold_queue")
+              "cardinal.report_session_state, cardinal.report_conversion_state, cardinal.report_fold_queue, "
+              "cardinal.report_rows, cardinal.report_row_user_days, cardinal.report_row_day_users")
     log(f"report state built in {seconds:.0f} s")
     return seconds
 
