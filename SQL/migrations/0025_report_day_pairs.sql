@@ -36,6 +36,34 @@
 --   trigger subtracts their pairs) and fold the merged days into the user's, as the fold does.
 
 
+-- A report row's columns as one text, so that finding a row is one equality that a hash or an index serves,
+-- whatever the planner guesses about the events it comes from (a join on six nullable columns became a
+-- nested loop comparing every pending user with every row). quote_nullable keeps it unambiguous: NULL, '' and
+-- any text with commas or quotes each spell differently.
+create function cardinal.report_row_key(
+    app_id         bigint,
+    campaign_id    text,
+    canvas_id      text,
+    canvas_step_id text,
+    variant_id     text,
+    channel        text
+)
+    returns text
+    language sql
+    immutable
+    parallel safe
+as $function$
+    select app_id::text || ',' || quote_nullable(campaign_id) || ',' || quote_nullable(canvas_id) || ','
+           || quote_nullable(canvas_step_id) || ',' || quote_nullable(variant_id) || ',' || quote_nullable(channel);
+$function$;
+
+alter function cardinal.report_row_key(bigint, text, text, text, text, text) owner to cardinal_owner;
+
+comment on function cardinal.report_row_key(bigint, text, text, text, text, text) is
+    'A unique-impressions row''s columns as one text (report_rows.row_key): app_id and the quoted campaign, '
+    'canvas, canvas step, variant and channel.';
+
+
 create table cardinal.report_rows (
     row_id         bigint generated always as identity,
     app_id         bigint not null,
@@ -44,11 +72,12 @@ create table cardinal.report_rows (
     canvas_step_id text,
     variant_id     text,
     channel        text   not null,
+    row_key        text   not null generated always as (
+        cardinal.report_row_key(app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel)
+    ) stored,
 
     constraint report_rows_pkey primary key (row_id),
-    constraint report_rows_key unique nulls not distinct (
-        app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel
-    )
+    constraint report_rows_key unique (row_key)
 );
 
 alter table cardinal.report_rows owner to cardinal_owner;
@@ -63,6 +92,7 @@ comment on column cardinal.report_rows.canvas_id is 'Canvas of the events; NULL 
 comment on column cardinal.report_rows.canvas_step_id is 'Canvas step of the events; NULL for campaigns.';
 comment on column cardinal.report_rows.variant_id is 'Variant of the events as sent.';
 comment on column cardinal.report_rows.channel is 'Channel of the events.';
+comment on column cardinal.report_rows.row_key is 'The other columns as one text (report_row_key), unique: how rows are found.';
 
 
 create table cardinal.report_row_user_days (
@@ -179,38 +209,45 @@ comment on function cardinal.report_user_day_pairs(date[], date[], date[], date[
     'report_row_user_days row counts in report_row_day_users.';
 
 
+-- The unfolded events the day pairs count, with their report day: the non-control, non-test sends,
+-- impressions, clicks and dismissals of campaigns and canvas steps.
+create view cardinal.report_unfolded_row_events as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.user_key, q.type,
+       (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+from cardinal.report_unfolded_events() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+where q.type in ('impression', 'click', 'dismissal', 'send')
+  and not q.control
+  and not q.test
+  and (q.campaign_id is not null or q.canvas_step_id is not null);
+
+alter view cardinal.report_unfolded_row_events owner to cardinal_owner;
+
+comment on view cardinal.report_unfolded_row_events is
+    'The unfolded events (report_unfolded_events) that report_row_day_users counts: non-control, non-test '
+    'sends, impressions, clicks and dismissals of campaigns and canvas steps, with their report day.';
+
+
 -- The unfolded events as report_row_user_days rows, with the row's columns (and its row_id, once the row
--- exists).
+-- exists). The days are sorted, as report_row_user_days keeps them.
 create view cardinal.report_pending_row_days as
 select r.row_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.user_key,
        p.impression_days, p.click_days, p.dismissal_days, p.send_days
 from (
-    select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.user_key,
-           coalesce(array_agg(distinct local.day) filter (where q.type = 'impression'), '{}') as impression_days,
-           coalesce(array_agg(distinct local.day) filter (where q.type = 'click'), '{}') as click_days,
-           coalesce(array_agg(distinct local.day) filter (where q.type = 'dismissal'), '{}') as dismissal_days,
-           coalesce(array_agg(distinct local.day) filter (where q.type = 'send'), '{}') as send_days
-    from cardinal.report_unfolded_events() as q
-    join cardinal.apps as a on a.app_id = q.app_id
-    left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
-    cross join lateral (
-        select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
-    ) as local
-    where q.type in ('impression', 'click', 'dismissal', 'send')
-      and not q.control
-      and not q.test
-      and (q.campaign_id is not null or q.canvas_step_id is not null)
+    select e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.channel, e.user_key,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'impression'), '{}')
+               as impression_days,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'click'), '{}') as click_days,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'dismissal'), '{}')
+               as dismissal_days,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'send'), '{}') as send_days
+    from cardinal.report_unfolded_row_events as e
     group by 1, 2, 3, 4, 5, 6, 7
 ) as p
--- '' stands for NULL: no key column can hold an empty string (0005's CHECKs), and equality on it can be
--- hashed where IS NOT DISTINCT FROM cannot.
 left join cardinal.report_rows as r
-    on r.app_id = p.app_id
-           and coalesce(r.campaign_id, '') = coalesce(p.campaign_id, '')
-           and coalesce(r.canvas_id, '') = coalesce(p.canvas_id, '')
-           and coalesce(r.canvas_step_id, '') = coalesce(p.canvas_step_id, '')
-           and coalesce(r.variant_id, '') = coalesce(p.variant_id, '')
-           and r.channel = p.channel;
+    on r.row_key = cardinal.report_row_key(p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id,
+                                           p.channel);
 
 alter view cardinal.report_pending_row_days owner to cardinal_owner;
 
@@ -220,26 +257,50 @@ comment on view cardinal.report_pending_row_days is
 
 
 -- What folding the unfolded events would change in report_row_day_users: per pair, the users it gains or
--- loses (a day inserted between two others moves the later one's pair). Reports add it to the folded counts.
+-- loses. Reports add it to the folded counts. In each user's sorted days (old and new together), a new day
+-- gains the pair with the day before it; an old day whose day before is now a new one moves its pair from the
+-- old previous day to the new one; every other pair stays. One window over all the pending users' days finds
+-- both previous days (a function call per user, pairing each set on its own, cost four times as much).
 create view cardinal.report_pending_row_day_users as
-select p.row_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel,
-       change.kind, change.day, change.previous_day, sum(change.users)::bigint as users
-from cardinal.report_pending_row_days as p
-left join cardinal.report_row_user_days as old on old.row_id = p.row_id and old.user_key = p.user_key
+with days as (
+    -- A day the user had already is old, even when the unfolded events have it too.
+    select p.row_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.user_key,
+           kind.name as kind, day.day, bool_and(day.new) as new
+    from cardinal.report_pending_row_days as p
+    left join cardinal.report_row_user_days as old on old.row_id = p.row_id and old.user_key = p.user_key
+    cross join lateral (
+        values ('impression', old.impression_days, p.impression_days),
+               ('click', old.click_days, p.click_days),
+               ('dismissal', old.dismissal_days, p.dismissal_days),
+               ('send', old.send_days, p.send_days)
+    ) as kind (name, old_days, new_days)
+    cross join lateral (
+        select d, false from unnest(kind.old_days) as d
+        union all
+        select d, true from unnest(kind.new_days) as d
+    ) as day (day, new)
+    -- A kind whose days the user had already changes nothing.
+    where not kind.new_days <@ coalesce(kind.old_days, '{}')
+    group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+),
+paired as (
+    select row_id, app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, kind, day, new,
+           coalesce(lag(day) over user_days, '-infinity') as previous_day,
+           coalesce(max(day) filter (where not new) over (user_days rows between unbounded preceding and 1 preceding),
+                    '-infinity') as previous_old_day
+    from days
+    window user_days as (partition by row_id, app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel,
+                                      user_key, kind
+                         order by day)
+)
+select p.row_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.kind, p.day,
+       change.previous_day, sum(change.users)::bigint as users
+from paired as p
 cross join lateral (
-    select pair.kind, pair.day, pair.previous_day, 1 as users
-    from cardinal.report_user_day_pairs(old.impression_days || p.impression_days, old.click_days || p.click_days,
-                                        old.dismissal_days || p.dismissal_days, old.send_days || p.send_days)
-             as pair
-    union all
-    select pair.kind, pair.day, pair.previous_day, -1
-    from cardinal.report_user_day_pairs(old.impression_days, old.click_days, old.dismissal_days, old.send_days)
-             as pair
-) as change
--- Days the user had already change nothing.
-where old.row_id is null
-   or not (p.impression_days <@ old.impression_days and p.click_days <@ old.click_days
-           and p.dismissal_days <@ old.dismissal_days and p.send_days <@ old.send_days)
+    values (p.previous_day, 1), (p.previous_old_day, -1)
+) as change (previous_day, users)
+where case when p.new then change.users = 1
+           else p.previous_day <> p.previous_old_day end
 group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 having sum(change.users) <> 0;
 
@@ -259,7 +320,8 @@ begin
     for target in
         select v.view_name, a.attname as column_name, source.description
         from (
-            values ('report_pending_row_days', 'cardinal.report_row_user_days'::regclass),
+            values ('report_unfolded_row_events', 'cardinal.report_fold_queue'::regclass),
+                   ('report_pending_row_days', 'cardinal.report_row_user_days'::regclass),
                    ('report_pending_row_day_users', 'cardinal.report_row_day_users')
         ) as v (view_name, state_table)
         join pg_catalog.pg_attribute as a
@@ -282,6 +344,8 @@ begin
 end
 $comments$;
 
+comment on column cardinal.report_unfolded_row_events.day is
+    'The report day of the event: its local date in the campaign''s report time zone, else the app''s.';
 comment on column cardinal.report_pending_row_day_users.users is
     'Users the pair gains (positive) or loses (negative) when the unfolded events are folded.';
 
@@ -343,8 +407,7 @@ declare
 begin
     insert into cardinal.report_rows (app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel)
     select distinct app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel
-    from cardinal.report_pending_row_days
-    where row_id is null
+    from cardinal.report_unfolded_row_events
     order by 1, 2, 3, 4, 5, 6
     on conflict do nothing;
 
@@ -355,8 +418,7 @@ begin
     perform cardinal.add_report_row_day_users(changes);
 
     insert into cardinal.report_row_user_days as u
-    select f.row_id, f.user_key, cardinal.report_day_set(f.impression_days), cardinal.report_day_set(f.click_days),
-           cardinal.report_day_set(f.dismissal_days), cardinal.report_day_set(f.send_days)
+    select f.row_id, f.user_key, f.impression_days, f.click_days, f.dismissal_days, f.send_days
     from cardinal.report_pending_row_days as f
     order by 1, 2
     on conflict (row_id, user_key) do update set
@@ -393,6 +455,9 @@ create function cardinal.fold_report_state()
     language plpgsql
     security definer
     set search_path = pg_catalog, pg_temp
+    -- Both parts sort a second's events by user; at the default 4 MB the sorts spilled to disk and the fold
+    -- of 500 k events took twice as long. One connection folds at a time, so this is one query's memory.
+    set work_mem = '64MB'
 as $function$
 begin
     if current_setting('transaction_isolation') <> 'repeatable read' then
@@ -436,12 +501,8 @@ begin
         from forgotten as f
         join cardinal.report_groups as g on g.group_id = f.group_id
         join cardinal.report_rows as r
-            on r.app_id = g.app_id
-                   and coalesce(r.campaign_id, '') = coalesce(g.campaign_id, '')
-                   and coalesce(r.canvas_id, '') = coalesce(g.canvas_id, '')
-                   and coalesce(r.canvas_step_id, '') = coalesce(g.canvas_step_id, '')
-                   and coalesce(r.variant_id, '') = coalesce(g.variant_id, '')
-                   and r.channel = g.channel
+            on r.row_key = cardinal.report_row_key(g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id,
+                                                   g.variant_id, g.channel)
         where not g.test
     ),
     deleted as (
@@ -823,6 +884,7 @@ grant select on
     cardinal.report_rows,
     cardinal.report_row_user_days,
     cardinal.report_row_day_users,
+    cardinal.report_unfolded_row_events,
     cardinal.report_pending_row_days,
     cardinal.report_pending_row_day_users
     to cardinal_reader;
@@ -844,12 +906,8 @@ select r.row_id, u.user_key,
 from cardinal.report_user_state as u
 join cardinal.report_groups as g on g.group_id = u.group_id and not g.test
 join cardinal.report_rows as r
-    on r.app_id = g.app_id
-           and coalesce(r.campaign_id, '') = coalesce(g.campaign_id, '')
-           and coalesce(r.canvas_id, '') = coalesce(g.canvas_id, '')
-           and coalesce(r.canvas_step_id, '') = coalesce(g.canvas_step_id, '')
-           and coalesce(r.variant_id, '') = coalesce(g.variant_id, '')
-           and r.channel = g.channel
+    on r.row_key = cardinal.report_row_key(g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id,
+                                           g.channel)
 cross join lateral (
     select 'impression', day from unnest(u.impression_days) as day
     union all
