@@ -90,3 +90,487 @@ comment on column cardinal.latest_control.srm_split_source is
     'Where the expected split of the sample ratio check came from: configured (campaigns set --split), '
     'learned_from_sends (users per arm of the campaign''s sends), or unknown (then the check was skipped); '
     'NULL in runs stored before 0027.';
+
+
+-- Anomaly kinds that catch what Braze warns about (issue 12).
+--
+-- Design notes (why, not what):
+--
+-- * 0017's anomalies and anomalies_reference keep their bodies under new names (anomalies_of_0017,
+--   anomalies_reference_of_0017); anomalies and anomalies_reference are now their findings, but for
+--   repeated_impressions, plus those of anomalies_since_0027, which computes the new kinds and the new
+--   repeated_impressions once, from either source: the report state (anomalies) or the raw events
+--   (anomalies_reference). Each kind is written once; what the property tests compare is the facts the two
+--   sources give it, which is where a fold could go wrong.
+--
+-- * repeated_impressions now looks at every user's sessions, not only at the group's average: a session
+--   repeats when it has at least 2× its allowed impressions (3× for content cards, whose feeds re-render),
+--   so an in-app message displayed twice (Braze warns that calling showInAppMessage without removing
+--   automaticallyShowInAppMessages shows messages twice) counts; the finding gives the largest count in a
+--   session and the share of users with a repeating session. Impressions without a session_id are taken
+--   per user and report day. The report state kept only impressions with a session; it now keeps the
+--   others under session_id '' (no SDK session id is empty: 0005's CHECKs), so the fold and the erasure,
+--   which already handle report_session_state, handle them too.
+--
+-- * control_impressions_missing also fires, as info, for a campaign that shows variants to at least 200
+--   users of a channel that logs control impressions (content cards, in-app messages, feature flags) and
+--   has no control exposure at all, no control send and no expected split: Braze's own sample code filters
+--   control cards out (filter { !it.isControl }), so a control group can vanish without a trace. 200
+--   because a control group of 5 % would then be expected to hold 200 × 5/95 = 10.5 users, above the 8 the
+--   other checks ask for, and the chance of none at all is below 1e-4. Info, not warning: many campaigns
+--   have no control group, which Cardinal cannot tell from the events; a split without control
+--   (campaigns set --split v1=1) says so and silences it.
+--
+-- * push_opens_missing: a campaign's push sends on a platform, at least 1000 in the range, with no open
+--   (opens are stored as clicks) at all. With an open rate of 1 %, 1000 sends without an open happen with
+--   probability 0.99^1000 = 4e-5, so the finding is critical: the app does not hand push payloads to the
+--   SDK on that platform.
+--
+-- * logging_stopped: a campaign × channel × platform whose events logged by the SDK (impressions, control
+--   impressions, clicks, dismissals) fell on a complete report day of the range to under 10 % of its mean
+--   over the 7 days before, that mean being at least 20 a day (so 0 or 1 event against 20 is not chance:
+--   P(Poisson(20) <= 1) = 4e-8), while another platform of the same campaign and channel kept at least half
+--   of its own mean that day. The other platform tells an SDK or release problem from the campaign's end,
+--   which stops every platform at once; a campaign on one platform is therefore never judged. A warning:
+--   a platform-specific schedule can still look like it.
+
+alter function cardinal.anomalies(text, date, date, boolean, text) rename to anomalies_of_0017;
+alter function cardinal.anomalies_reference(text, date, date, boolean, text) rename to anomalies_reference_of_0017;
+
+-- The bodies name their arguments after the function (anomalies.from_date), which a rename does not
+-- follow: write each body again with the new name as the qualifier, rather than copy 670 lines of 0017.
+do $requalify$
+declare
+    renamed record;
+begin
+    for renamed in
+        select * from (values ('anomalies_of_0017', 'anomalies'),
+                              ('anomalies_reference_of_0017', 'anomalies_reference')) as r (new_name, old_name)
+    loop
+        execute regexp_replace(
+            pg_catalog.pg_get_functiondef(format('cardinal.%I(text, date, date, boolean, text)',
+                                                 renamed.new_name)::regprocedure),
+            '\m' || renamed.old_name || '\.', renamed.new_name || '.', 'g');
+    end loop;
+end
+$requalify$;
+
+comment on function cardinal.anomalies_of_0017(text, date, date, boolean, text) is
+    '0017''s anomalies from the report state, under its new name: anomalies returns its findings except '
+    'repeated_impressions, which anomalies_since_0027 computes instead.';
+comment on function cardinal.anomalies_reference_of_0017(text, date, date, boolean, text) is
+    '0017''s anomalies_reference over raw events, under its new name: anomalies_reference returns its '
+    'findings except repeated_impressions, which anomalies_since_0027 computes instead.';
+
+
+-- Impressions without a session, kept per user and report day under session_id ''.
+create or replace view cardinal.report_pending_session_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
+       q.app_version, q.test, q.user_key, coalesce(q.session_id, '') as session_id, local.day,
+       count(*)::integer as impressions,
+       array_agg(distinct q.message_id) filter (where q.message_id is not null) as message_ids
+from cardinal.report_unfolded_events() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type = 'impression'
+group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13;
+
+comment on table cardinal.report_session_state is
+    'Report state of sessions: impressions (control ones included) per user, session and report day in each '
+    'report group, and the distinct message ids shown, for the repeated_impressions anomaly. Impressions '
+    'without a session_id are kept under session_id '''' (since 0027), one row per user and report day.';
+comment on column cardinal.report_session_state.session_id is
+    'The SDK session (events.session_id); '''' for the impressions without one (since 0027).';
+comment on column cardinal.report_pending_session_facts.session_id is
+    'The SDK session (events.session_id); '''' for the impressions without one (since 0027).';
+comment on column cardinal.report_session_facts.session_id is
+    'The SDK session (events.session_id); '''' for the impressions without one (since 0027).';
+
+
+create function cardinal.anomalies_since_0027(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean,
+    campaign     text,
+    from_state   boolean
+)
+    returns table (
+        kind         text,
+        severity     text,
+        app_name     text,
+        campaign_id  text,
+        channel      text,
+        platform     text,
+        sdk_version  text,
+        app_version  text,
+        evidence     jsonb,
+        likely_cause text
+    )
+    language sql
+    stable
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone,
+               array(select d::date
+                     from generate_series(anomalies_since_0027.from_date, anomalies_since_0027.to_date,
+                                          interval '1 day') as d) as days
+        from cardinal.apps as a
+        where cardinal.check_report_range(anomalies_since_0027.from_date, anomalies_since_0027.to_date)
+          and (anomalies_since_0027.app is null or a.name = anomalies_since_0027.app)
+    ),
+    -- The raw events of the campaigns from 7 report days before the range to its end (reference only).
+    raw_events as materialized (
+        select t.app_id, t.app_name, e.campaign_id, e.channel, e.platform, e.sdk_version, e.app_version, e.type,
+               e.control, e.user_key, e.session_id, e.message_id, e.test,
+               coalesce(s.report_time_zone, t.report_time_zone) as time_zone, local.day
+        from target as t
+        join cardinal.events as e on e.app_id = t.app_id
+        left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+        cross join lateral (
+            select (e.time at time zone coalesce(s.report_time_zone, t.report_time_zone))::date as day
+        ) as local
+        where not anomalies_since_0027.from_state
+          and e.campaign_id is not null
+          and (anomalies_since_0027.campaign is null or e.campaign_id = anomalies_since_0027.campaign)
+          and e.type in ('send', 'impression', 'click', 'dismissal')
+          and (anomalies_since_0027.include_test or not e.test)
+          and e.time >= (anomalies_since_0027.from_date - 8)::timestamp at time zone 'UTC'
+          and e.time < (anomalies_since_0027.to_date + 2)::timestamp at time zone 'UTC'
+          and local.day between anomalies_since_0027.from_date - 7 and anomalies_since_0027.to_date
+    ),
+
+    -- Events per campaign × channel × platform and report day, from 7 days before the range: logged by the
+    -- SDK (impressions, control impressions, clicks, dismissals), sends (not control) and clicks.
+    daily as (
+        select t.app_id, t.app_name, c.campaign_id, c.channel, c.platform, c.day,
+               coalesce(s.report_time_zone, t.report_time_zone) as time_zone,
+               sum(c.impressions + c.control_impressions + c.clicks + c.dismissals) as logged,
+               sum(c.sends) as sends, sum(c.clicks) as clicks
+        from target as t
+        join cardinal.report_daily_count_facts as c on c.app_id = t.app_id
+        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
+        where anomalies_since_0027.from_state
+          and c.campaign_id is not null
+          and (anomalies_since_0027.campaign is null or c.campaign_id = anomalies_since_0027.campaign)
+          and (anomalies_since_0027.include_test or not c.test)
+          and c.day between anomalies_since_0027.from_date - 7 and anomalies_since_0027.to_date
+        group by 1, 2, 3, 4, 5, 6, 7
+        union all
+        select app_id, app_name, campaign_id, channel, platform, day, time_zone,
+               count(*) filter (where type in ('impression', 'click', 'dismissal')),
+               count(*) filter (where type = 'send' and not control),
+               count(*) filter (where type = 'click')
+        from raw_events
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+
+    -- Impressions per user and session (per user and report day without a session) in the range, with the
+    -- message ids shown.
+    session_units as (
+        select t.app_name, v.campaign_id, v.channel, v.platform, v.sdk_version, v.app_version, v.user_key,
+               v.session_id = '' as without_session,
+               sum(v.impressions) as impressions,
+               cardinal.array_concat_agg(v.message_ids) as message_ids
+        from target as t
+        join cardinal.report_session_facts as v on v.app_id = t.app_id
+        where anomalies_since_0027.from_state
+          and v.campaign_id is not null
+          and (anomalies_since_0027.campaign is null or v.campaign_id = anomalies_since_0027.campaign)
+          and (anomalies_since_0027.include_test or not v.test)
+          and v.channel <> 'push'
+          and v.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+        group by t.app_name, v.campaign_id, v.channel, v.platform, v.sdk_version, v.app_version, v.user_key,
+                 v.session_id, case when v.session_id = '' then v.day end
+        union all
+        select app_name, campaign_id, channel, platform, sdk_version, app_version, user_key,
+               session_id is null,
+               count(*),
+               array_agg(distinct message_id) filter (where message_id is not null)
+        from raw_events
+        where type = 'impression' and channel <> 'push' and day >= anomalies_since_0027.from_date
+        group by app_name, campaign_id, channel, platform, sdk_version, app_version, user_key, session_id,
+                 case when session_id is null then day end
+    ),
+
+    -- Per user and campaign × channel, whether the user had a variant impression, and per campaign whether
+    -- any user had a control impression or a control send, in the range.
+    campaign_users as (
+        select t.app_id, t.app_name, f.campaign_id, f.channel, f.user_key,
+               coalesce(f.impression_days && t.days, false) as variant_impression,
+               coalesce(f.control_impression_days && t.days or f.control_send_days && t.days, false)
+                   as control_exposure
+        from target as t
+        join cardinal.report_user_facts as f on f.app_id = t.app_id
+        where anomalies_since_0027.from_state
+          and f.campaign_id is not null
+          and (anomalies_since_0027.campaign is null or f.campaign_id = anomalies_since_0027.campaign)
+          and (anomalies_since_0027.include_test or not f.test)
+        union all
+        select app_id, app_name, campaign_id, channel, user_key,
+               type = 'impression' and not control,
+               control
+        from raw_events
+        where type in ('impression', 'send') and day >= anomalies_since_0027.from_date
+    ),
+
+    repeated_impressions as (
+        select app_name, campaign_id, channel, platform, sdk_version, app_version,
+               count(*) as units,
+               count(*) filter (where without_session) as user_days_without_session,
+               count(*) filter (where repeated) as repeated_units,
+               count(distinct user_key) as users,
+               count(distinct user_key) filter (where repeated) as affected_users,
+               sum(impressions) as impressions,
+               sum(allowed) as allowed,
+               max(impressions) as max_in_a_session,
+               min(factor) as factor
+        from (
+            select u.*, rule.allowed, rule.factor, u.impressions >= rule.factor * rule.allowed as repeated
+            from session_units as u
+            cross join lateral (
+                select case when u.channel in ('banner', 'feature_flag') then 1
+                            else greatest(1, (select count(distinct m) from unnest(u.message_ids) as m)) end
+                           as allowed,
+                       case when u.channel = 'content_card' then 3 else 2 end as factor
+            ) as rule
+        ) as judged
+        group by app_name, campaign_id, channel, platform, sdk_version, app_version
+    ),
+
+    control_absent as (
+        select c.app_name, c.campaign_id, c.channel,
+               count(distinct c.user_key) filter (where c.variant_impression) as variant_users
+        from (
+            select *, bool_or(control_exposure) over (partition by app_id, campaign_id) as any_control
+            from campaign_users
+        ) as c
+        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
+        where c.channel in ('content_card', 'in_app_message', 'feature_flag')
+          and s.expected_split is null
+          and not c.any_control
+        group by c.app_name, c.campaign_id, c.channel
+    ),
+
+    push_opens_missing as (
+        select app_name, campaign_id, platform, sum(sends) as sends, sum(clicks) as clicks
+        from daily
+        where channel = 'push' and day >= anomalies_since_0027.from_date
+        group by app_name, campaign_id, platform
+    ),
+
+    -- Every day of the range and the 7 before it for each campaign × channel × platform that logged, with
+    -- 0 on days without events, and the mean of the 7 days before each.
+    volumes as (
+        select g.app_id, g.app_name, g.campaign_id, g.channel, g.platform, g.time_zone, d.day,
+               coalesce(v.logged, 0) as logged,
+               avg(coalesce(v.logged, 0)) over (
+                   partition by g.app_id, g.campaign_id, g.channel, g.platform
+                   order by d.day rows between 7 preceding and 1 preceding
+               ) as trailing_mean
+        from (select distinct app_id, app_name, campaign_id, channel, platform, time_zone from daily) as g
+        cross join lateral (
+            select x::date as day
+            from generate_series(anomalies_since_0027.from_date - 7, anomalies_since_0027.to_date,
+                                 interval '1 day') as x
+        ) as d
+        left join (
+            select app_id, campaign_id, channel, platform, day, sum(logged) as logged
+            from daily
+            group by 1, 2, 3, 4, 5
+        ) as v on v.app_id = g.app_id and v.campaign_id = g.campaign_id and v.channel = g.channel
+                      and v.platform is not distinct from g.platform and v.day = d.day
+    ),
+    judged_days as (
+        select v.*,
+               v.day >= anomalies_since_0027.from_date
+                   and (v.day + 1)::timestamp at time zone v.time_zone <= now()
+                   and v.trailing_mean >= 20 and v.logged < 0.1 * v.trailing_mean as fell,
+               v.trailing_mean >= 20 and v.logged >= 0.5 * v.trailing_mean as kept
+        from volumes as v
+    ),
+    logging_stopped as (
+        select f.app_name, f.campaign_id, f.channel, f.platform,
+               count(*) as days,
+               to_char(min(f.day), 'YYYYMMDD')::integer as first_day,
+               (array_agg(f.logged order by f.day))[1] as events,
+               (array_agg(f.trailing_mean order by f.day))[1] as trailing_mean
+        from judged_days as f
+        where f.fell
+          and exists (select from judged_days as o
+                      where o.app_id = f.app_id and o.campaign_id = f.campaign_id and o.channel = f.channel
+                        and o.platform is distinct from f.platform and o.day = f.day and o.kept)
+        group by f.app_name, f.campaign_id, f.channel, f.platform
+    )
+
+    select 'repeated_impressions',
+           case when affected_users::double precision / users >= 0.01
+                     or impressions::double precision / allowed >= factor then 'warning' else 'info' end,
+           app_name, campaign_id, channel, platform, sdk_version, app_version,
+           jsonb_build_object('sessions', units,
+                              'repeated_sessions', repeated_units,
+                              'user_days_without_session', user_days_without_session,
+                              'users', users,
+                              'affected_users', affected_users,
+                              'share', affected_users::double precision / users,
+                              'impressions', impressions,
+                              'allowed_impressions', allowed,
+                              'impressions_per_allowed', impressions::double precision / allowed,
+                              'max_in_a_session', max_in_a_session),
+           'The UI logs an impression on every render instead of once per session (banners, feature flags) '
+           'or once per message view, or shows an in-app message twice (showInAppMessage called while '
+           'automaticallyShowInAppMessages is still on).'
+    from repeated_impressions
+    where affected_users > 0
+
+    union all
+    select 'control_impressions_missing', 'info',
+           app_name, campaign_id, channel, null, null, null,
+           jsonb_build_object('variant_impression_users', variant_users,
+                              'control_impression_users', 0,
+                              'campaign_control_send_users', 0,
+                              'minimum_variant_impression_users', 200),
+           'No control exposure at all: if the campaign has a control group, the custom UI filters control '
+           'messages out (as Braze''s sample code does, filter { !it.isControl }) instead of logging a '
+           'control impression. A campaign without a control group can say so with campaigns set --split.'
+    from control_absent
+    where variant_users >= 200
+
+    union all
+    select 'push_opens_missing', 'critical',
+           app_name, campaign_id, 'push', platform, null, null,
+           jsonb_build_object('sends', sends, 'opens', clicks, 'minimum_sends', 1000),
+           'Push opens are not logged on this platform: the app does not hand the push payload to the SDK '
+           '(a custom messaging service or notification delegate that does not pass it on).'
+    from push_opens_missing
+    where sends >= 1000 and clicks = 0
+
+    union all
+    select 'logging_stopped', 'warning',
+           app_name, campaign_id, channel, platform, null, null,
+           jsonb_build_object('first_day', first_day,
+                              'events', events,
+                              'trailing_daily_events', trailing_mean,
+                              'days', days),
+           'The SDK stopped logging on this platform while others went on: the SDK is not initialised, or a '
+           'release dropped the logging calls.'
+    from logging_stopped;
+$function$;
+
+alter function cardinal.anomalies_since_0027(text, date, date, boolean, text, boolean) owner to cardinal_owner;
+
+grant execute on function cardinal.anomalies_since_0027(text, date, date, boolean, text, boolean) to cardinal_reader;
+
+comment on function cardinal.anomalies_since_0027(text, date, date, boolean, text, boolean) is
+    'The anomaly kinds of 0027 (repeated_impressions per session and user-day, control_impressions_missing '
+    'for a campaign with no control exposure at all, push_opens_missing, logging_stopped; definitions in '
+    'the migration''s notes), from the report state (from_state) or from the raw events (not from_state, '
+    'for anomalies_reference). Same arguments and rows as anomalies.';
+
+
+create function cardinal.anomalies(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null
+)
+    returns table (
+        kind         text,
+        severity     text,
+        app_name     text,
+        campaign_id  text,
+        channel      text,
+        platform     text,
+        sdk_version  text,
+        app_version  text,
+        evidence     jsonb,
+        likely_cause text
+    )
+    language sql
+    stable
+as $function$
+    select f.*
+    from (
+        select * from cardinal.anomalies_of_0017(anomalies.app, anomalies.from_date, anomalies.to_date,
+                                                 anomalies.include_test, anomalies.campaign) as old
+        where old.kind <> 'repeated_impressions'
+        union all
+        select * from cardinal.anomalies_since_0027(anomalies.app, anomalies.from_date, anomalies.to_date,
+                                                    anomalies.include_test, anomalies.campaign, true)
+    ) as f
+    order by case f.severity when 'critical' then 0 when 'warning' then 1 else 2 end,
+             f.kind, f.app_name, f.campaign_id, f.channel, f.platform, f.sdk_version, f.app_version;
+$function$;
+
+alter function cardinal.anomalies(text, date, date, boolean, text) owner to cardinal_owner;
+
+grant execute on function cardinal.anomalies(text, date, date, boolean, text) to cardinal_reader;
+
+comment on function cardinal.anomalies(text, date, date, boolean, text) is
+    'Integration-health findings over the report days from_date..to_date (both included, each campaign''s '
+    'report time zone), read from the report state (report_*_facts, 0015): dismissals_exceed_impressions, '
+    'dismissal_without_impression, click_without_impression, control_impressions_missing, '
+    'control_interaction, users_in_several_arms (anomalies_of_0017), repeated_impressions, '
+    'push_opens_missing, logging_stopped and control_impressions_missing for a campaign with no control '
+    'exposure at all (anomalies_since_0027); one row per kind × app × campaign × channel × platform × '
+    'sdk_version × app_version with severity (info, warning, critical), numeric evidence and a likely '
+    'cause. app NULL = every app; campaign NULL = every campaign. sample_ratio_mismatch is added by '
+    '`cardinal report anomalies` (it needs the chi-square test). Definitions in SQL/docs/reports.md; '
+    'anomalies_reference computes the same from raw events.';
+
+
+create function cardinal.anomalies_reference(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null
+)
+    returns table (
+        kind         text,
+        severity     text,
+        app_name     text,
+        campaign_id  text,
+        channel      text,
+        platform     text,
+        sdk_version  text,
+        app_version  text,
+        evidence     jsonb,
+        likely_cause text
+    )
+    language sql
+    stable
+as $function$
+    select f.*
+    from (
+        select * from cardinal.anomalies_reference_of_0017(
+            anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
+            anomalies_reference.include_test, anomalies_reference.campaign) as old
+        where old.kind <> 'repeated_impressions'
+        union all
+        select * from cardinal.anomalies_since_0027(
+            anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
+            anomalies_reference.include_test, anomalies_reference.campaign, false)
+    ) as f
+    order by case f.severity when 'critical' then 0 when 'warning' then 1 else 2 end,
+             f.kind, f.app_name, f.campaign_id, f.channel, f.platform, f.sdk_version, f.app_version;
+$function$;
+
+alter function cardinal.anomalies_reference(text, date, date, boolean, text) owner to cardinal_owner;
+
+grant execute on function cardinal.anomalies_reference(text, date, date, boolean, text) to cardinal_reader;
+
+comment on function cardinal.anomalies_reference(text, date, date, boolean, text) is
+    'Reference implementation of anomalies over the raw events (anomalies_reference_of_0017 and '
+    'anomalies_since_0027 reading events): the same arguments and rows, computed without the report '
+    'state. Slow on large apps; for checking numbers and tests.';
+
+
+-- Existing impressions without a session are not in report_session_state yet: rebuild every app's state
+-- from its events (requeue_report_state, as 0015 did; the next fold makes it, and reports count the queue
+-- meanwhile).
+select cardinal.requeue_report_state(a.app_id) from cardinal.apps as a order by a.app_id;
