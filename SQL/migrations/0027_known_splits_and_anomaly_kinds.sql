@@ -126,6 +126,10 @@ comment on column cardinal.latest_control.srm_split_source is
 --   probability 0.99^1000 = 4e-5, so the finding is critical: the app does not hand push payloads to the
 --   SDK on that platform.
 --
+-- * repeated_dismissals: users who dismissed the same content card (message_id) more than once in the
+--   range; by share of the users who dismissed cards with a message id, info below 1 %, else warning. Needs
+--   the dismissals per message id, which the state did not keep: report_dismissal_state below.
+--
 -- * logging_stopped: a campaign × channel × platform whose events logged by the SDK (impressions, control
 --   impressions, clicks, dismissals) fell on a complete report day of the range to under 10 % of its mean
 --   over the 7 days before, that mean being at least 20 a day (so 0 or 1 event against 20 is not chance:
@@ -188,6 +192,207 @@ comment on column cardinal.report_pending_session_facts.session_id is
     'The SDK session (events.session_id); '''' for the impressions without one (since 0027).';
 comment on column cardinal.report_session_facts.session_id is
     'The SDK session (events.session_id); '''' for the impressions without one (since 0027).';
+
+
+-- Dismissals per user, message id and report day, for repeated_dismissals: "if a card is already marked as
+-- dismissed, it cannot be marked as dismissed again" (Android base card model), so a card dismissed twice by
+-- one user was logged twice by a custom UI. The state had dismissal times per user and group, without the
+-- message id.
+--
+-- It follows report_user_state as 0025's report_row_user_days does: every dismissal also makes the user's
+-- report_user_state row of its group, a trigger deletes a user's rows here when that row is deleted
+-- (erasure, requeue, a time zone change, a retention drop), and the fold adds the unfolded dismissals in the
+-- same snapshot as the rest. So no path that keeps report_user_state right needs to know of this table.
+
+create table cardinal.report_dismissal_state (
+    group_id   bigint  not null,
+    user_key   text    not null,
+    message_id text    not null,
+    day        date    not null,
+    dismissals integer not null,
+
+    constraint report_dismissal_state_pkey primary key (group_id, user_key, message_id, day)
+);
+
+alter table cardinal.report_dismissal_state owner to cardinal_owner;
+
+comment on table cardinal.report_dismissal_state is
+    'Report state of dismissals: per report group, user, message id and report day, how many dismissals '
+    'carried that message id (0027), for the repeated_dismissals anomaly. Dismissals without a message_id '
+    'are not kept. Rows go when the user''s report_user_state row of the group goes.';
+comment on column cardinal.report_dismissal_state.group_id is 'The report group (report_groups.group_id).';
+comment on column cardinal.report_dismissal_state.user_key is 'The user (events.user_key).';
+comment on column cardinal.report_dismissal_state.message_id is 'The message (card) dismissed (events.message_id).';
+comment on column cardinal.report_dismissal_state.day is 'The report day of the dismissals.';
+comment on column cardinal.report_dismissal_state.dismissals is 'Dismissals of that message by the user on that day.';
+
+
+create view cardinal.report_pending_dismissal_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
+       q.app_version, q.test, q.user_key, q.message_id, local.day, count(*)::integer as dismissals
+from cardinal.report_unfolded_events() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type = 'dismissal' and q.message_id is not null
+group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13;
+
+alter view cardinal.report_pending_dismissal_facts owner to cardinal_owner;
+
+comment on view cardinal.report_pending_dismissal_facts is
+    'The unfolded dismissals with a message id as report_dismissal_state rows, with the group''s columns '
+    'instead of group_id.';
+
+
+create view cardinal.report_dismissal_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, d.user_key, d.message_id, d.day, d.dismissals
+from cardinal.report_dismissal_state as d
+join cardinal.report_groups as g on g.group_id = d.group_id
+union all
+select * from cardinal.report_pending_dismissal_facts;
+
+alter view cardinal.report_dismissal_facts owner to cardinal_owner;
+
+comment on view cardinal.report_dismissal_facts is
+    'Dismissals per user, message id and report day in each report group: report_dismissal_state and the '
+    'unfolded events; sum over both.';
+
+-- The views' columns mean what the state's (or the group's) columns of the same name mean.
+do $comments$
+declare
+    target record;
+begin
+    for target in
+        select v.view_name, a.attname as column_name,
+               coalesce(pg_catalog.col_description('cardinal.report_dismissal_state'::regclass,
+                                                   (select c.attnum from pg_catalog.pg_attribute as c
+                                                    where c.attrelid = 'cardinal.report_dismissal_state'::regclass
+                                                      and c.attname = a.attname)),
+                        pg_catalog.col_description('cardinal.report_groups'::regclass,
+                                                   (select c.attnum from pg_catalog.pg_attribute as c
+                                                    where c.attrelid = 'cardinal.report_groups'::regclass
+                                                      and c.attname = a.attname))) as description
+        from unnest(array['report_pending_dismissal_facts', 'report_dismissal_facts']) as v (view_name)
+        join pg_catalog.pg_attribute as a
+            on a.attrelid = format('cardinal.%I', v.view_name)::regclass and a.attnum > 0
+    loop
+        execute format('comment on column cardinal.%I.%I is %L', target.view_name, target.column_name,
+                       target.description);
+    end loop;
+end
+$comments$;
+
+
+-- Part of the fold: runs before fold_report_user_state, which moves the watermark, so that both read the
+-- same unfolded events; it makes the groups it needs itself, as that fold would a moment later.
+create function cardinal.fold_report_dismissals()
+    returns void
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+    -- As in fold_report_state (0015): the unfolded events are never analyzed; hash joins are right.
+    set enable_mergejoin = off
+    set enable_nestloop = off
+as $function$
+begin
+    insert into cardinal.report_groups
+        (app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, platform, sdk_version, app_version,
+         test)
+    select distinct app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, platform, sdk_version,
+           app_version, test
+    from cardinal.report_pending_dismissal_facts
+    order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+    on conflict do nothing;
+
+    insert into cardinal.report_dismissal_state as d
+    select g.group_id, f.user_key, f.message_id, f.day, f.dismissals
+    from cardinal.report_pending_dismissal_facts as f
+    -- '' stands for NULL, as in the fold of 0015.
+    join cardinal.report_groups as g
+        on g.app_id = f.app_id
+               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
+               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
+               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
+               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
+               and g.channel = f.channel
+               and coalesce(g.platform, '') = coalesce(f.platform, '')
+               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
+               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
+               and g.test = f.test
+    order by 1, 2, 3, 4
+    on conflict (group_id, user_key, message_id, day) do update set
+        dismissals = d.dismissals + excluded.dismissals;
+end
+$function$;
+
+alter function cardinal.fold_report_dismissals() owner to cardinal_owner;
+
+revoke execute on function cardinal.fold_report_dismissals() from public;
+
+comment on function cardinal.fold_report_dismissals() is
+    'Folds the unfolded dismissals with a message id into report_dismissal_state. Part of '
+    'fold_report_state(), which holds the state lock and moves the watermark; not to be called alone.';
+
+
+-- 0025's fold_report_state with the dismissals step added.
+create or replace function cardinal.fold_report_state()
+    returns bigint
+    language plpgsql
+    security definer
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    if current_setting('transaction_isolation') <> 'repeatable read' then
+        raise exception 'fold_report_state must run in a REPEATABLE READ transaction'
+            using errcode = 'invalid_transaction_state',
+                  hint = 'begin isolation level repeatable read; select cardinal.fold_report_state(); commit;';
+    end if;
+    -- The same lock fold_report_user_state takes again (advisory locks nest within a transaction).
+    if not pg_try_advisory_xact_lock(cardinal.report_state_lock_key()) then
+        return null;
+    end if;
+    perform cardinal.fold_report_row_days();
+    perform cardinal.fold_report_dismissals();
+    return cardinal.fold_report_user_state();
+end
+$function$;
+
+
+-- Deleting a user's state (erasure, requeue) deletes its dismissals in the same groups.
+create function cardinal.forget_report_dismissals()
+    returns trigger
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    delete from cardinal.report_dismissal_state as d
+    using (select distinct group_id, user_key from forgotten) as f
+    where d.group_id = f.group_id and d.user_key = f.user_key;
+    return null;
+end
+$function$;
+
+alter function cardinal.forget_report_dismissals() owner to cardinal_owner;
+
+revoke execute on function cardinal.forget_report_dismissals() from public;
+
+comment on function cardinal.forget_report_dismissals() is
+    'Statement trigger of report_user_state deletions: deletes the same users'' report_dismissal_state rows '
+    'in the same report groups.';
+
+create trigger report_user_state_forget_dismissals
+    after delete on cardinal.report_user_state
+    referencing old table as forgotten
+    for each statement
+    execute function cardinal.forget_report_dismissals();
+
+comment on trigger report_user_state_forget_dismissals on cardinal.report_user_state is
+    'Keeps report_dismissal_state equal to what report_user_state holds (0027).';
+
+grant select on cardinal.report_dismissal_state, cardinal.report_pending_dismissal_facts,
+    cardinal.report_dismissal_facts to cardinal_reader;
 
 
 create function cardinal.anomalies_since_0027(
@@ -317,6 +522,37 @@ as $function$
         where type in ('impression', 'send') and day >= anomalies_since_0027.from_date
     ),
 
+    -- Dismissals per user and content card in the range.
+    card_dismissals as (
+        select t.app_name, d.campaign_id, d.channel, d.platform, d.sdk_version, d.app_version, d.user_key,
+               d.message_id, sum(d.dismissals) as dismissals
+        from target as t
+        join cardinal.report_dismissal_facts as d on d.app_id = t.app_id
+        where anomalies_since_0027.from_state
+          and d.campaign_id is not null
+          and (anomalies_since_0027.campaign is null or d.campaign_id = anomalies_since_0027.campaign)
+          and (anomalies_since_0027.include_test or not d.test)
+          and d.channel = 'content_card'
+          and d.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+        group by 1, 2, 3, 4, 5, 6, 7, 8
+        union all
+        select app_name, campaign_id, channel, platform, sdk_version, app_version, user_key, message_id, count(*)
+        from raw_events
+        where type = 'dismissal' and channel = 'content_card' and message_id is not null
+          and day >= anomalies_since_0027.from_date
+        group by 1, 2, 3, 4, 5, 6, 7, 8
+    ),
+    repeated_dismissals as (
+        select app_name, campaign_id, channel, platform, sdk_version, app_version,
+               count(distinct user_key) as users,
+               count(distinct user_key) filter (where dismissals > 1) as affected_users,
+               count(*) filter (where dismissals > 1) as repeated_cards,
+               sum(dismissals) as dismissals,
+               max(dismissals) as max_per_card
+        from card_dismissals
+        group by 1, 2, 3, 4, 5, 6
+    ),
+
     repeated_impressions as (
         select app_name, campaign_id, channel, platform, sdk_version, app_version,
                count(*) as units,
@@ -427,6 +663,21 @@ as $function$
     where affected_users > 0
 
     union all
+    select 'repeated_dismissals',
+           case when affected_users::double precision / users >= 0.01 then 'warning' else 'info' end,
+           app_name, campaign_id, channel, platform, sdk_version, app_version,
+           jsonb_build_object('users', users,
+                              'affected_users', affected_users,
+                              'share', affected_users::double precision / users,
+                              'repeated_cards', repeated_cards,
+                              'dismissals', dismissals,
+                              'max_per_card', max_per_card),
+           'A custom UI logs a dismissal again for a card already dismissed (a card dismissed once cannot be '
+           'dismissed again), on every swipe or re-render.'
+    from repeated_dismissals
+    where affected_users > 0
+
+    union all
     select 'control_impressions_missing', 'info',
            app_name, campaign_id, channel, null, null, null,
            jsonb_build_object('variant_impression_users', variant_users,
@@ -465,8 +716,9 @@ alter function cardinal.anomalies_since_0027(text, date, date, boolean, text, bo
 grant execute on function cardinal.anomalies_since_0027(text, date, date, boolean, text, boolean) to cardinal_reader;
 
 comment on function cardinal.anomalies_since_0027(text, date, date, boolean, text, boolean) is
-    'The anomaly kinds of 0027 (repeated_impressions per session and user-day, control_impressions_missing '
-    'for a campaign with no control exposure at all, push_opens_missing, logging_stopped; definitions in '
+    'The anomaly kinds of 0027 (repeated_impressions per session and user-day, repeated_dismissals, '
+    'control_impressions_missing for a campaign with no control exposure at all, push_opens_missing, '
+    'logging_stopped; definitions in '
     'the migration''s notes), from the report state (from_state) or from the raw events (not from_state, '
     'for anomalies_reference). Same arguments and rows as anomalies.';
 
@@ -515,9 +767,9 @@ comment on function cardinal.anomalies(text, date, date, boolean, text) is
     'report time zone), read from the report state (report_*_facts, 0015): dismissals_exceed_impressions, '
     'dismissal_without_impression, click_without_impression, control_impressions_missing, '
     'control_interaction, users_in_several_arms (anomalies_of_0017), repeated_impressions, '
-    'push_opens_missing, logging_stopped and control_impressions_missing for a campaign with no control '
-    'exposure at all (anomalies_since_0027); one row per kind × app × campaign × channel × platform × '
-    'sdk_version × app_version with severity (info, warning, critical), numeric evidence and a likely '
+    'repeated_dismissals, push_opens_missing, logging_stopped and control_impressions_missing for a '
+    'campaign with no control exposure at all (anomalies_since_0027); one row per kind × app × campaign × '
+    'channel × platform × sdk_version × app_version with severity (info, warning, critical), numeric evidence and a likely '
     'cause. app NULL = every app; campaign NULL = every campaign. sample_ratio_mismatch is added by '
     '`cardinal report anomalies` (it needs the chi-square test). Definitions in SQL/docs/reports.md; '
     'anomalies_reference computes the same from raw events.';

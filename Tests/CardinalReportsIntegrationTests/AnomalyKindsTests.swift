@@ -142,3 +142,71 @@ import Testing
         #expect(finding.evidence["days"] == 3)
     }
 }
+
+extension AnomalyKindsTests {
+    @Test("A user dismissing the same card twice is repeated_dismissals; two cards once each are not")
+    func repeatedDismissals() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let dismissal = { (user: String, day: Int, card: String?) in
+            event(.dismissal, at: scenario.time(day, "01:00"), user: user, message: card)
+        }
+        try scenario.write([
+            // u1 dismisses card k1 on day 10 and again on day 11: repeated, across days.
+            dismissal("u1", 10, "k1"), dismissal("u1", 11, "k1"),
+            // u2 dismisses k1 three times on day 10: repeated.
+            dismissal("u2", 10, "k1"), dismissal("u2", 10, "k1"), dismissal("u2", 10, "k1"),
+            // u3 dismisses two different cards once each; u4 dismisses without a card id, twice.
+            dismissal("u3", 10, "k1"), dismissal("u3", 10, "k2"),
+            dismissal("u4", 10, nil), dismissal("u4", 10, nil),
+        ])
+        // The state folded for some events and pending for others must agree: fold half-way.
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        try scenario.write([dismissal("u5", 11, "k3")])
+        let found = try findings(scenario, 10, 11, kind: .repeatedDismissals)
+        let finding = try #require(found.first)
+        #expect(found.count == 1)
+        // Users with a card id: u1, u2, u3, u5; u1 and u2 repeated one card each.
+        #expect(finding.evidence["users"] == 4)
+        #expect(finding.evidence["affected_users"] == 2)
+        #expect(finding.evidence["share"] == 0.5)
+        #expect(finding.evidence["repeated_cards"] == 2)
+        #expect(finding.evidence["dismissals"] == 8)
+        #expect(finding.evidence["max_per_card"] == 3)
+        #expect(finding.severity == .warning)
+        // Only day 11 in the range: u1 dismissed k1 once there, u5 once; nothing repeats.
+        #expect(try findings(scenario, 11, 11, kind: .repeatedDismissals) == [])
+    }
+
+    @Test("Every kind of 0027 gives the same rows from the report state as from the raw events")
+    func stateAgreesWithReference() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        var events: [Event] = []
+        for index in 0..<1000 {
+            events.append(event(.send, .push, at: scenario.time(10, "01:00"), user: "u\(index % 40)", campaign: "p1",
+                                variant: nil, platform: .android))
+        }
+        for index in 0..<200 {
+            events.append(event(.impression, .inAppMessage, at: scenario.time(10, "01:00"), user: "u\(index)",
+                                session: index < 10 ? "s" : nil, message: "m1"))
+            events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u\(index % 7)", message: "k1"))
+        }
+        // u150 has no session and sees m1 twice on day 10.
+        events.append(event(.impression, .inAppMessage, at: scenario.time(10, "03:00"), user: "u150", message: "m1"))
+        try scenario.write(Array(events.prefix(700)))
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        try scenario.write(Array(events.dropFirst(700)))
+        let rows = { (function: String) in
+            try scenario.connection.query(
+                "select kind || ' ' || severity || ' ' || evidence::text from cardinal.\(function)('shop', $1, $2) order by 1",
+                [scenario.day(10), scenario.day(10)]
+            ).map { try $0.decode(String.self, at: 0) }
+        }
+        let reference = try rows("anomalies_reference")
+        #expect(try rows("anomalies") == reference)
+        #expect(Set(reference.map { String($0.split(separator: " ")[0]) })
+                .isSuperset(of: ["push_opens_missing", "repeated_dismissals", "repeated_impressions",
+                                 "control_impressions_missing"]))
+    }
+}

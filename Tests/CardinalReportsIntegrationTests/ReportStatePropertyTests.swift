@@ -143,6 +143,11 @@ import TestSupport
                 join cardinal.report_groups as g using (group_id)
                 where g.app_id = $1
                 union all
+                select format('%s %s %s %s %s', g, d.user_key, d.message_id, d.day, d.dismissals)
+                from cardinal.report_dismissal_state as d
+                join cardinal.report_groups as g using (group_id)
+                where g.app_id = $1
+                union all
                 select format('%s %s %s %s', c.user_key, c.conversion_name, c.test, cardinal_test_sorted(c.times))
                 from cardinal.report_conversion_state as c
                 where c.app_id = $1
@@ -207,7 +212,7 @@ import TestSupport
         #expect(compared > Int64(Self.workloads) * 5)
         // The kinds of 0027 must have occurred in the workloads, or their equality proves nothing.
         for kind in ["repeated_impressions:warning", "control_impressions_missing:info", "push_opens_missing:critical",
-                     "logging_stopped:warning"] {
+                     "logging_stopped:warning", "repeated_dismissals:warning"] {
             #expect(kinds.contains(kind), "no workload raised \(kind)")
         }
     }

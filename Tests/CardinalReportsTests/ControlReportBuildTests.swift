@@ -6,6 +6,13 @@ import Testing
 @Suite struct ControlReportBuildTests {
     private static let asOf = Date(timeIntervalSince1970: 1_800_000_000)
 
+    private func report(of campaigns: [ControlCampaign]) -> ControlReport {
+        ControlReport(
+            scope: ReportScope(from: ReportDate(daysSinceEpoch: 0), to: ReportDate(daysSinceEpoch: 0)),
+            asOf: Self.asOf, allCampaigns: campaigns
+        )
+    }
+
     private func key(_ campaign: String) -> ControlReport.CampaignKey {
         ControlReport.CampaignKey(app: "shop", campaignID: campaign)
     }
@@ -56,10 +63,7 @@ import Testing
         #expect(campaigns.first?.comparisons == [])
         #expect(campaigns.first?.arms.map(\.rate) == [nil, nil])
         #expect(campaigns.first?.isControlExperiment == false)
-        let report = ControlReport(
-            scope: ReportScope(from: ReportDate(daysSinceEpoch: 0), to: ReportDate(daysSinceEpoch: 0)),
-            asOf: Self.asOf, allCampaigns: campaigns
-        )
+        let report = report(of: campaigns)
         #expect(report.campaigns.isEmpty)
         // Yet 40 against 40 was checked for the anomalies report.
         #expect(report.allCampaigns.first?.sampleRatio.check?.mismatch == false)
@@ -79,10 +83,7 @@ import Testing
         #expect(campaign.sampleRatio.check?.chi2 == 50)
         #expect(campaign.sampleRatio.check?.mismatch == true)
         #expect(campaign.isControlExperiment)
-        let report = ControlReport(
-            scope: ReportScope(from: ReportDate(daysSinceEpoch: 0), to: ReportDate(daysSinceEpoch: 0)),
-            asOf: Self.asOf, allCampaigns: campaigns
-        )
+        let report = report(of: campaigns)
         let finding = try #require(report.sampleRatioFindings.first)
         #expect(finding.kind == .sampleRatioMismatch)
         #expect(finding.evidence["users.control"] == 0)
@@ -113,10 +114,7 @@ import Testing
         #expect(campaign.splitSource == .unknown)
         #expect(campaign.expectedSplit == nil)
         #expect(campaign.sampleRatioSkipped?.contains("expected split is unknown") == true)
-        let report = ControlReport(
-            scope: ReportScope(from: ReportDate(daysSinceEpoch: 0), to: ReportDate(daysSinceEpoch: 0)),
-            asOf: Self.asOf, allCampaigns: campaigns
-        )
+        let report = report(of: campaigns)
         #expect(report.sampleRatioFindings.isEmpty)
         #expect(report.records.map(\.srmSplitSource) == [.unknown, .unknown])
         #expect(report.records.allSatisfy { $0.srmChi2 == nil && $0.srmSkipped != nil })
@@ -136,10 +134,7 @@ import Testing
         let check = try #require(campaign.sampleRatio.check)
         #expect(abs(check.chi2 - 20) < 1e-9)
         #expect(check.mismatch)
-        let report = ControlReport(
-            scope: ReportScope(from: ReportDate(daysSinceEpoch: 0), to: ReportDate(daysSinceEpoch: 0)),
-            asOf: Self.asOf, allCampaigns: campaigns
-        )
+        let report = report(of: campaigns)
         let finding = try #require(report.sampleRatioFindings.first)
         #expect(finding.evidence["split_configured"] == 1)
         #expect(finding.evidence["expected_users.control"] == 250)
@@ -166,10 +161,7 @@ import Testing
         let check = try #require(campaign.sampleRatio.check)
         #expect(abs(check.chi2 - (320 + 6400.0 / 180)) < 1e-9)
         #expect(check.mismatch)
-        let report = ControlReport(
-            scope: ReportScope(from: ReportDate(daysSinceEpoch: 0), to: ReportDate(daysSinceEpoch: 0)),
-            asOf: Self.asOf, allCampaigns: halved
-        )
+        let report = report(of: halved)
         let finding = try #require(report.sampleRatioFindings.first)
         #expect(finding.evidence["split_configured"] == 0)
         #expect(finding.evidence["send_users.control"] == 100)

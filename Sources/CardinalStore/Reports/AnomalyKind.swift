@@ -14,6 +14,8 @@ public enum AnomalyKind: String, Sendable, CaseIterable {
     /// Users with a session (or a day without session) of impressions at least twice the channel's rule
     /// (three times for content cards).
     case repeatedImpressions = "repeated_impressions"
+    /// Users who dismissed the same content card (message id) more than once.
+    case repeatedDismissals = "repeated_dismissals"
     /// A campaign's push sends on a platform, 1000 or more, without a single open.
     case pushOpensMissing = "push_opens_missing"
     /// A campaign × channel × platform whose daily events fell by more than 90 % while another platform
