@@ -58,7 +58,8 @@ struct RandomWorkload {
     /// Events in numbers the anomaly kinds of 0027 need before they speak, each in a campaign of its own and in
     /// some workloads only: 1000 push sends on one platform (opened once, or never), 200 users shown a card
     /// (with a control impression, or none), and a campaign logging about 25 in-app impressions a day on two
-    /// platforms for 16 days, one of which may go quiet after 8.
+    /// platforms for 16 days, one of which may go quiet after 8; and a user dismissing one card two or three
+    /// times.
     private static func bursts(generator: inout SeededGenerator, baseTime: Date, people: String) -> [Event] {
         let day = { (offset: Int, generator: inout SeededGenerator) in
             baseTime.addingTimeInterval(Double(offset * 86_400 + Int.random(in: 0..<86_400, using: &generator)))
@@ -101,6 +102,16 @@ struct RandomWorkload {
                         ))
                     }
                 }
+            }
+        }
+        if generator.chance(0.15) {
+            let card = "k\(Int.random(in: 0..<2, using: &generator))"
+            for _ in 0..<Int.random(in: 2...3, using: &generator) {
+                events.append(Event(
+                    id: UUID(), type: .dismissal, channel: .contentCard,
+                    time: day(Int.random(in: 0..<60, using: &generator), &generator), userID: "\(people)u1",
+                    source: .campaign("b3"), messageID: card
+                ))
             }
         }
         return events
