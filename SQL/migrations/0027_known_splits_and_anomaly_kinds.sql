@@ -449,12 +449,14 @@ as $function$
     ),
 
     -- Events per campaign × channel × platform and report day, from 7 days before the range: logged by the
-    -- SDK (impressions, control impressions, clicks, dismissals), sends (not control) and clicks.
+    -- SDK (impressions, control impressions, clicks, dismissals), sends (not control), clicks, impressions
+    -- (not control) and control exposures (control impressions and sends).
     daily as (
         select t.app_id, t.app_name, c.campaign_id, c.channel, c.platform, c.day,
                coalesce(s.report_time_zone, t.report_time_zone) as time_zone,
                sum(c.impressions + c.control_impressions + c.clicks + c.dismissals) as logged,
-               sum(c.sends) as sends, sum(c.clicks) as clicks
+               sum(c.sends) as sends, sum(c.clicks) as clicks, sum(c.impressions) as impressions,
+               sum(c.control_impressions + c.control_sends) as control_events
         from target as t
         join cardinal.report_daily_count_facts as c on c.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
@@ -468,7 +470,9 @@ as $function$
         select app_id, app_name, campaign_id, channel, platform, day, time_zone,
                count(*) filter (where type in ('impression', 'click', 'dismissal')),
                count(*) filter (where type = 'send' and not control),
-               count(*) filter (where type = 'click')
+               count(*) filter (where type = 'click'),
+               count(*) filter (where type = 'impression' and not control),
+               count(*) filter (where control)
         from raw_events
         group by 1, 2, 3, 4, 5, 6, 7
     ),
@@ -501,25 +505,34 @@ as $function$
                  case when session_id is null then day end
     ),
 
-    -- Per user and campaign × channel, whether the user had a variant impression, and per campaign whether
-    -- any user had a control impression or a control send, in the range.
+    -- The campaigns that could lack a control arm: no expected split, no control exposure in the range (a
+    -- control impression or send on one of its days is one in the daily counts), and at least 200
+    -- impressions in a channel that logs control impressions (200 users need as many). Few, and materialized:
+    -- only their users are counted below.
+    control_candidates as materialized (
+        select d.app_id, d.campaign_id
+        from daily as d
+        left join cardinal.campaign_settings as s on s.app_id = d.app_id and s.campaign_id = d.campaign_id
+        where d.day >= anomalies_since_0027.from_date and s.expected_split is null
+        group by d.app_id, d.campaign_id
+        having sum(d.control_events) = 0
+           and coalesce(sum(d.impressions) filter (
+                   where d.channel in ('content_card', 'in_app_message', 'feature_flag')), 0) >= 200
+    ),
+    -- The users of those campaigns with a variant impression in the range, per channel.
     campaign_users as (
-        select t.app_id, t.app_name, f.campaign_id, f.channel, f.user_key,
-               coalesce(f.impression_days && t.days, false) as variant_impression,
-               coalesce(f.control_impression_days && t.days or f.control_send_days && t.days, false)
-                   as control_exposure
+        select t.app_name, f.campaign_id, f.channel, f.user_key
         from target as t
         join cardinal.report_user_facts as f on f.app_id = t.app_id
+        join control_candidates as c on c.app_id = f.app_id and c.campaign_id = f.campaign_id
         where anomalies_since_0027.from_state
-          and f.campaign_id is not null
-          and (anomalies_since_0027.campaign is null or f.campaign_id = anomalies_since_0027.campaign)
           and (anomalies_since_0027.include_test or not f.test)
+          and f.impression_days && t.days
         union all
-        select app_id, app_name, campaign_id, channel, user_key,
-               type = 'impression' and not control,
-               control
-        from raw_events
-        where type in ('impression', 'send') and day >= anomalies_since_0027.from_date
+        select r.app_name, r.campaign_id, r.channel, r.user_key
+        from raw_events as r
+        join control_candidates as c on c.app_id = r.app_id and c.campaign_id = r.campaign_id
+        where r.type = 'impression' and not r.control and r.day >= anomalies_since_0027.from_date
     ),
 
     -- Dismissals per user and content card in the range.
@@ -578,17 +591,10 @@ as $function$
     ),
 
     control_absent as (
-        select c.app_name, c.campaign_id, c.channel,
-               count(distinct c.user_key) filter (where c.variant_impression) as variant_users
-        from (
-            select *, bool_or(control_exposure) over (partition by app_id, campaign_id) as any_control
-            from campaign_users
-        ) as c
-        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
-        where c.channel in ('content_card', 'in_app_message', 'feature_flag')
-          and s.expected_split is null
-          and not c.any_control
-        group by c.app_name, c.campaign_id, c.channel
+        select app_name, campaign_id, channel, count(distinct user_key) as variant_users
+        from campaign_users
+        where channel in ('content_card', 'in_app_message', 'feature_flag')
+        group by app_name, campaign_id, channel
     ),
 
     push_opens_missing as (
@@ -599,26 +605,28 @@ as $function$
     ),
 
     -- Every day of the range and the 7 before it for each campaign × channel × platform that logged, with
-    -- 0 on days without events, and the mean of the 7 days before each.
+    -- 0 on days without events (a row of 0 added to every day, rather than a join, which the planner,
+    -- misled by the CTE's estimate, ran as a merge join on the app alone: 20 M rows filtered), and the mean
+    -- of the 7 days before each.
     volumes as (
-        select g.app_id, g.app_name, g.campaign_id, g.channel, g.platform, g.time_zone, d.day,
-               coalesce(v.logged, 0) as logged,
-               avg(coalesce(v.logged, 0)) over (
-                   partition by g.app_id, g.campaign_id, g.channel, g.platform
-                   order by d.day rows between 7 preceding and 1 preceding
+        select app_id, app_name, campaign_id, channel, platform, time_zone, day, logged,
+               avg(logged) over (
+                   partition by app_id, campaign_id, channel, platform
+                   order by day rows between 7 preceding and 1 preceding
                ) as trailing_mean
-        from (select distinct app_id, app_name, campaign_id, channel, platform, time_zone from daily) as g
-        cross join lateral (
-            select x::date as day
-            from generate_series(anomalies_since_0027.from_date - 7, anomalies_since_0027.to_date,
-                                 interval '1 day') as x
-        ) as d
-        left join (
-            select app_id, campaign_id, channel, platform, day, sum(logged) as logged
-            from daily
-            group by 1, 2, 3, 4, 5
-        ) as v on v.app_id = g.app_id and v.campaign_id = g.campaign_id and v.channel = g.channel
-                      and v.platform is not distinct from g.platform and v.day = d.day
+        from (
+            select app_id, app_name, campaign_id, channel, platform, time_zone, day, sum(logged) as logged
+            from (
+                select app_id, app_name, campaign_id, channel, platform, time_zone, day, logged
+                from daily
+                union all
+                select g.app_id, g.app_name, g.campaign_id, g.channel, g.platform, g.time_zone, x::date, 0
+                from (select distinct app_id, app_name, campaign_id, channel, platform, time_zone from daily) as g
+                cross join generate_series(anomalies_since_0027.from_date - 7, anomalies_since_0027.to_date,
+                                           interval '1 day') as x
+            ) as with_zeros
+            group by app_id, app_name, campaign_id, channel, platform, time_zone, day
+        ) as dense
     ),
     judged_days as (
         select v.*,
