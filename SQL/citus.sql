@@ -101,6 +101,7 @@ select create_reference_table('cardinal.report_groups');
 select create_reference_table('cardinal.report_daily_counts');
 select create_distributed_table('cardinal.report_user_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_session_state', 'user_key', colocate_with := 'cardinal.events');
+select create_distributed_table('cardinal.report_dismissal_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_conversion_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_fold_queue', 'user_key', colocate_with := 'cardinal.events');
 -- The day pairs (0025): report_rows and the counts per row and day are small and read by every report, like

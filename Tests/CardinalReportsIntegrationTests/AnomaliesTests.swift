@@ -229,6 +229,81 @@ import Testing
         #expect(finding.evidence["users.v1"] == 40)
     }
 
+    @Test("A 90/10 control split with no configured split and no sends raises no sample_ratio_mismatch")
+    func unknownSplitRaisesNoMismatch() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        var events: [Event] = []
+        for index in 0..<900 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
+        }
+        for index in 0..<100 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                control: true))
+        }
+        try scenario.write(events)
+        #expect(try findings(scenario, 10, 10).filter { $0.kind == .sampleRatioMismatch } == [])
+        let control = try ControlReport.run(
+            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+        )
+        let campaign = try #require(control.campaigns.first)
+        #expect(campaign.splitSource == .unknown)
+        #expect(campaign.sampleRatio == .skipped(.expectedSplitUnknown))
+        #expect(control.render(.table).contains("unknown"))
+    }
+
+    @Test("Sends that carry 90/10 and exposures at 50/50 are a sample_ratio_mismatch against the learned split")
+    func learnedSplitMismatch() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        var events: [Event] = []
+        // 900 users sent v1, 100 sent control; every control user logs a control impression, only 100 v1 users
+        // an impression.
+        for index in 0..<900 {
+            events.append(event(.send, at: scenario.time(10, "00:00"), user: "v\(index)"))
+            if index < 100 {
+                events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
+            }
+        }
+        for index in 0..<100 {
+            events.append(event(.send, at: scenario.time(10, "00:00"), user: "c\(index)", variant: nil, control: true))
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                control: true))
+        }
+        try scenario.write(events)
+        let arms = try scenario.session.sendArms(scenario.scope(10, 10))
+        #expect(arms.map { "\($0.control ? "control" : $0.variantID ?? "-")=\($0.users)" } == ["control=100", "v1=900"])
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .sampleRatioMismatch }
+        let finding = try #require(found.first)
+        // Expected 20 control and 180 v1 of 200 exposed: chi² = 80²/20 + 80²/180 = 355.56.
+        #expect(abs(try #require(finding.evidence["chi2"]) - (320 + 6400.0 / 180)) < 1e-9)
+        #expect(finding.evidence["split_configured"] == 0)
+        #expect(finding.evidence["send_users.control"] == 100)
+        #expect(finding.evidence["expected_users.control"] == 20)
+    }
+
+    @Test("A 50/50 configured campaign missing a third of its control users is a sample_ratio_mismatch")
+    func configuredSplitMissingAThird() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
+        var events: [Event] = []
+        for index in 0..<300 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
+            // A third of the control users' impressions are lost.
+            if index < 200 {
+                events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                    control: true))
+            }
+        }
+        try scenario.write(events)
+        let finding = try #require(try findings(scenario, 10, 10).first { $0.kind == .sampleRatioMismatch })
+        // Expected 250 and 250 of 500: chi² = 50²/250 × 2 = 20, p ≈ 7.7e-6.
+        #expect(abs(try #require(finding.evidence["chi2"]) - 20) < 1e-9)
+        #expect(finding.evidence["split_configured"] == 1)
+        #expect(finding.severity == .critical)
+    }
+
     @Test("A clean integration raises no finding at all")
     func cleanDataSet() throws {
         let scenario = try ReportScenario()

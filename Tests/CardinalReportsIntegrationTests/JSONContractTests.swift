@@ -85,7 +85,9 @@ import Testing
     func control() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
+        try scenario.settings("c1", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))
+        ))
         var events: [Event] = []
         for index in 0..<10 {
             events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
@@ -101,7 +103,11 @@ import Testing
         let campaign = try object(try array(document["campaigns"]).first)
         #expect(campaign.members.map(\.key) == [
             "app", "campaign_id", "conversion_event", "window_days", "as_of", "arms", "comparisons", "srm",
+            "srm_split_source", "srm_expected_split", "srm_skipped",
         ])
+        #expect(campaign["srm_split_source"] == .string("configured"))
+        #expect(try object(campaign["srm_expected_split"]).members.map(\.key) == ["control", "v1"])
+        #expect(campaign["srm_skipped"] == .null)
         #expect(campaign["window_days"] == .number("3"))
         #expect(campaign["as_of"] == .string(ISO8601DateFormatter().string(from: scenario.time(20, "00:00"))))
         let arms = try array(campaign["arms"])

@@ -51,7 +51,70 @@ struct RandomWorkload {
             }
             batches.append(batch)
         }
-        self.batches = batches
+        let bursts = Self.bursts(generator: &generator, baseTime: baseTime, people: people)
+        self.batches = bursts.isEmpty ? batches : batches + [bursts]
+    }
+
+    /// Events in numbers the anomaly kinds of 0027 need before they speak, each in a campaign of its own and in
+    /// some workloads only: 1000 push sends on one platform (opened once, or never), 200 users shown a card
+    /// (with a control impression, or none), and a campaign logging about 25 in-app impressions a day on two
+    /// platforms for 16 days, one of which may go quiet after 8; and a user dismissing one card two or three
+    /// times.
+    private static func bursts(generator: inout SeededGenerator, baseTime: Date, people: String) -> [Event] {
+        let day = { (offset: Int, generator: inout SeededGenerator) in
+            baseTime.addingTimeInterval(Double(offset * 86_400 + Int.random(in: 0..<86_400, using: &generator)))
+        }
+        var events: [Event] = []
+        if generator.chance(0.1) {
+            let platform = generator.pick([Platform.ios, .android])
+            for index in 0..<1000 {
+                events.append(Event(
+                    id: UUID(), type: .send, channel: .push, time: day(Int.random(in: 0..<60, using: &generator), &generator),
+                    userID: "\(people)u\(index % 12)", source: .campaign("b0"), platform: platform
+                ))
+            }
+            if generator.chance(0.5) {
+                events.append(Event(id: UUID(), type: .click, channel: .push, time: day(59, &generator),
+                                    userID: "\(people)u0", source: .campaign("b0"), platform: platform))
+            }
+        }
+        if generator.chance(0.1) {
+            let first = Int.random(in: 0..<50, using: &generator)
+            for index in 0..<200 {
+                events.append(Event(id: UUID(), type: .impression, channel: .contentCard, time: day(first, &generator),
+                                    userID: "\(people)b\(index)", source: .campaign("b1"), variantID: "v0"))
+            }
+            if generator.chance(0.5) {
+                events.append(Event(id: UUID(), type: .impression, channel: .contentCard, time: day(first, &generator),
+                                    userID: "\(people)b200", source: .campaign("b1"), control: true))
+            }
+        }
+        if generator.chance(0.1) {
+            let first = Int.random(in: 0..<44, using: &generator)
+            let quiet = generator.chance(0.7)
+            for offset in 0..<16 {
+                for platform in [Platform.ios, .android] where !(quiet && platform == .ios && offset >= 8) {
+                    for index in 0..<Int.random(in: 20...30, using: &generator) {
+                        events.append(Event(
+                            id: UUID(), type: .impression, channel: .inAppMessage,
+                            time: day(first + offset, &generator), userID: "\(people)u\(index % 12)",
+                            sessionID: "s\(index)", source: .campaign("b2"), platform: platform
+                        ))
+                    }
+                }
+            }
+        }
+        if generator.chance(0.15) {
+            let card = "k\(Int.random(in: 0..<2, using: &generator))"
+            for _ in 0..<Int.random(in: 2...3, using: &generator) {
+                events.append(Event(
+                    id: UUID(), type: .dismissal, channel: .contentCard,
+                    time: day(Int.random(in: 0..<60, using: &generator), &generator), userID: "\(people)u1",
+                    source: .campaign("b3"), messageID: card
+                ))
+            }
+        }
+        return events
     }
 
     private static func randomEvent(generator: inout SeededGenerator, baseTime: Date, people: String) -> Event {

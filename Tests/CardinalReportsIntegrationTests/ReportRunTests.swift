@@ -75,6 +75,12 @@ import Testing
         #expect(try control.first?.decode(Int.self, at: 3) == 2)
         #expect(try control.first?.decode(Double.self, at: 4) == 0.2)
         #expect(try control.first?.decode(Bool.self, at: 5) == true)
+        // v1 was shown but never sent, so the sends teach no split and none is configured: the check is
+        // skipped, and the stored row says why.
+        let srm = try connection.query("select srm_split_source, srm_skipped, srm_p_value from cardinal.latest_control")
+        #expect(try srm.first?.decode(String?.self, at: 0) == "unknown")
+        #expect(try srm.first?.decode(String?.self, at: 1)?.contains("expected split is unknown") == true)
+        #expect(try srm.first?.decode(Double?.self, at: 2) == nil)
         let finding = try connection.query("select kind, severity, evidence ->> 'variant_impression_users' from cardinal.latest_anomalies")
         #expect(try finding.first?.decode(String.self, at: 0) == "control_impressions_missing")
         #expect(try finding.first?.decode(String.self, at: 2) == "10")

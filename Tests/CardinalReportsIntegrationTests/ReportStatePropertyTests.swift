@@ -97,6 +97,14 @@ import TestSupport
             )
         }
 
+        /// The kinds the reference finds over the workload's whole 60 days.
+        func kinds(app: String) throws -> Set<String> {
+            Set(try connection.query(
+                "select distinct kind || ':' || severity from cardinal.anomalies_reference($1, $2, $3)",
+                [app, baseDay, baseDay.adding(days: 60)]
+            ).map { try $0.decode(String.self, at: 0) })
+        }
+
         func controlArms(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
             let last = Int.random(in: first..<61, using: &generator)
@@ -135,6 +143,11 @@ import TestSupport
                 join cardinal.report_groups as g using (group_id)
                 where g.app_id = $1
                 union all
+                select format('%s %s %s %s %s', g, d.user_key, d.message_id, d.day, d.dismissals)
+                from cardinal.report_dismissal_state as d
+                join cardinal.report_groups as g using (group_id)
+                where g.app_id = $1
+                union all
                 select format('%s %s %s %s', c.user_key, c.conversion_name, c.test, cardinal_test_sorted(c.times))
                 from cardinal.report_conversion_state as c
                 where c.app_id = $1
@@ -170,6 +183,7 @@ import TestSupport
         let bench = try Bench()
         defer { bench.database.drop() }
         var compared: Int64 = 0
+        var kinds: Set<String> = []
         for seed in 1...Self.workloads {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -190,11 +204,17 @@ import TestSupport
                 #expect(differences == 0, "anomalies differs on workload \(seed)")
                 compared += rows
             }
+            kinds.formUnion(try bench.kinds(app: app))
             // As cardinald would by now: the next workload's reports then read only its own queued events.
             _ = try bench.state.fold()
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(Self.workloads) * 5)
+        // The kinds of 0027 must have occurred in the workloads, or their equality proves nothing.
+        for kind in ["repeated_impressions:warning", "control_impressions_missing:info", "push_opens_missing:critical",
+                     "logging_stopped:warning", "repeated_dismissals:warning"] {
+            #expect(kinds.contains(kind), "no workload raised \(kind)")
+        }
     }
 
     @Test("Time zones changed after ingest give the same reports as a fresh computation")

@@ -46,7 +46,13 @@ import Testing
             [arm(name, nil, control: true, users: 300, converters: 30)]
                 + variantIDs.enumerated().map { arm(name, $1, control: false, users: 300, converters: [45, 24][$0 % 2]) }
         }
-        let control = ControlReport(scope: scope, asOf: asOf, allCampaigns: ControlReport.build(rows: arms, splits: [:], asOf: asOf))
+        // Every arm weighs the same; the check needs a known split (issue 12).
+        let split = try? ExpectedSplit(arms: (["control"] + variantIDs).map { ExpectedSplit.Arm(name: $0, weight: 1) })
+        let splits = Dictionary(uniqueKeysWithValues: names.map { (ControlReport.CampaignKey(app: "shop", campaignID: $0), split) })
+        let control = ControlReport(
+            scope: scope, asOf: asOf,
+            allCampaigns: ControlReport.build(rows: arms, splits: splits.compactMapValues { $0 }, asOf: asOf)
+        )
         let findings = [finding(.info, campaign: hostile), finding(.critical, campaign: hostile), finding(.warning, campaign: "campaign-1")]
         let run = ScheduledReportRun(
             runID: 7, uniqueImpressions: UniqueImpressionsReport(scope: scope, breakdown: nil, rows: totals),
@@ -85,7 +91,7 @@ import Testing
         let forest = try #require(page.firstMatch(of: /<svg class="chart forest-plot"[\s\S]*?<\/svg>/)).output
         #expect(Self.count("<g class=\"interval-row\"", in: String(forest)) == 2)
         #expect(Self.count("<svg class=\"chart rate-plot\"", in: page) == 2)
-        #expect(page.contains("Sample ratio: the arm sizes (control 300, v1 300, v2 300) fit the expected split"))
+        #expect(page.contains("Sample ratio: the arm sizes (control 300, v1 300, v2 300) fit the configured split control=1,v1=1,v2=1"))
         // Every day's point: 100 impressions per variant each day.
         #expect(page.contains("<tr><td>2026-11-02</td><td class=\"number\">100</td><td class=\"number\">100</td></tr>"))
     }

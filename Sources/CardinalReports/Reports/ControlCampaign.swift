@@ -9,7 +9,8 @@ public struct ControlCampaign: Sendable, Equatable {
         public var name: String
         /// Matured users of the arm (0 for an arm of the expected split that has none).
         public var users: Int
-        /// The arm's weight: from the expected split, or 1 for every arm without one.
+        /// The arm's weight in the expected split; 0 for an arm it does not name, and for every arm when the
+        /// split is unknown.
         public var weight: Double
     }
 
@@ -27,6 +28,10 @@ public struct ControlCampaign: Sendable, Equatable {
     public var arms: [ControlArm]
     /// Each variant arm against control, in the order of ``arms``; empty without a conversion event.
     public var comparisons: [ControlComparison]
+    /// The split the sample ratio check tested against; `nil` when it is unknown.
+    public var expectedSplit: ExpectedSplit?
+    /// Where ``expectedSplit`` came from.
+    public var splitSource: ExpectedSplitSource
     /// The arms as the sample ratio check saw them.
     public var splitArms: [SplitArm]
     /// The sample ratio check, or why it was skipped.

@@ -4,7 +4,8 @@ import Foundation
 
 extension ControlReport {
     /// The report in `format`: JSON is the contract of issue 4 (`{"report":"control","campaigns":[…]}`), with
-    /// `null` for every undefined statistic and for a skipped sample ratio check. Without a campaign to show
+    /// `null` for every undefined statistic and for a skipped sample ratio check, whose reason is in
+    /// `srm_skipped`; `srm_split_source` says where the expected split came from (`unknown` skips the check). Without a campaign to show
     /// the table and the page say so, naming the scope; CSV keeps its header and JSON its empty `campaigns`.
     public func render(_ format: OutputFormat) -> String {
         let emptyLine = ReportText.nothing("campaigns with a conversion event or a control arm", for: scope)
@@ -74,6 +75,11 @@ extension ControlReport {
                 ])
             })),
             ("srm", srm),
+            ("srm_split_source", .string(campaign.splitSource.rawValue)),
+            ("srm_expected_split", campaign.expectedSplit.map { split in
+                ReportJSON.object(split.arms.map { ($0.name, ReportJSON.number($0.weight)) })
+            } ?? .null),
+            ("srm_skipped", ReportJSON.string(campaign.sampleRatioSkipped)),
         ])
     }
 
@@ -90,7 +96,8 @@ extension ControlReport {
         header += style.intervalHeader("difference_ci95")
         header.append("relative_lift")
         header += style.intervalHeader("relative_lift_ci95")
-        header += ["z", "p_value", "p_value_holm", "confidence", "chance_to_beat_control", "srm_p_value", "srm_mismatch"]
+        header += ["z", "p_value", "p_value_holm", "confidence", "chance_to_beat_control", "srm_p_value", "srm_mismatch",
+                   "srm_split"]
         var rows: [[String?]] = []
         for campaign in campaigns {
             for arm in campaign.arms {
@@ -119,6 +126,7 @@ extension ControlReport {
         cells.append(style.rate(statistics?.chanceToBeatControl))
         cells.append(style.statistic(check?.pValue))
         cells.append(check.map { $0.mismatch ? "true" : "false" })
+        cells.append(campaign.splitSource.rawValue)
         return cells
     }
 }

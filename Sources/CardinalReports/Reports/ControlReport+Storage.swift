@@ -35,13 +35,16 @@ extension ControlReport {
                     record.srmMismatch = check.mismatch
                 }
                 record.srmSkipped = campaign.sampleRatioSkipped
+                record.srmSplitSource = campaign.splitSource
                 return record
             }
         }
     }
 
     /// A `sample_ratio_mismatch` finding for every campaign (control experiment or not) whose arm sizes do not
-    /// fit the expected split, for the anomalies report.
+    /// fit the expected split, for the anomalies report. The evidence says where the split came from:
+    /// `split_configured` is 1 for a configured split and 0 for one learned from the sends (evidence is
+    /// numeric), whose users per arm are then `send_users.<arm>`.
     public var sampleRatioFindings: [AnomalyFinding] {
         allCampaigns.compactMap { campaign in
             guard let check = campaign.sampleRatio.check, check.mismatch else {
@@ -54,15 +57,23 @@ extension ControlReport {
                 AnomalyEvidence.Item(name: "df", value: Double(check.degreesOfFreedom)),
                 AnomalyEvidence.Item(name: "p_value", value: check.pValue),
             ]
+            let learned = campaign.splitSource == .learnedFromSends
+            items.append(AnomalyEvidence.Item(name: "split_configured", value: learned ? 0 : 1))
             for arm in campaign.splitArms {
                 items.append(AnomalyEvidence.Item(name: "users.\(arm.name)", value: Double(arm.users)))
                 items.append(AnomalyEvidence.Item(name: "expected_users.\(arm.name)", value: total * arm.weight / weights))
+                if learned {
+                    items.append(AnomalyEvidence.Item(name: "send_users.\(arm.name)", value: arm.weight))
+                }
             }
+            let cause = learned
+                ? "Exposures do not follow the split the campaign's sends carry: control impressions lost by a "
+                    + "custom UI, or exposures logged for another arm than the one sent."
+                : "Arm sizes do not fit the configured split: control impressions lost by a custom UI, a broken "
+                    + "assignment, or a split setting that does not match the campaign."
             return AnomalyFinding(
                 kind: .sampleRatioMismatch, severity: .critical, app: campaign.app, campaignID: campaign.campaignID,
-                evidence: AnomalyEvidence(items),
-                likelyCause: "Arm sizes do not fit the expected split: control impressions lost by a custom UI, a "
-                    + "broken assignment, or a split setting that does not match the campaign."
+                evidence: AnomalyEvidence(items), likelyCause: cause
             )
         }
     }

@@ -3,7 +3,7 @@ public import Foundation
 
 /// The control-group report: per campaign, matured users and converters per arm from `cardinal.control_arms`,
 /// each variant against control (``ControlStatistics``), and a sample ratio check against the expected split
-/// (equal shares when none is set).
+/// when it is known: configured, or learned from the campaign's sends (never assumed equal).
 public struct ControlReport: Sendable, Equatable {
     /// What the report covers.
     public var scope: ReportScope
@@ -40,7 +40,10 @@ public struct ControlReport: Sendable, Equatable {
         for settings in try session.campaignSettings(app: scope.app) {
             splits[CampaignKey(app: settings.app, campaignID: settings.campaignID)] = settings.expectedSplit
         }
-        return ControlReport(scope: scope, asOf: asOf, allCampaigns: build(rows: rows, splits: splits, asOf: asOf))
+        let sends = Dictionary(grouping: try session.sendArms(scope)) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
+        return ControlReport(
+            scope: scope, asOf: asOf, allCampaigns: build(rows: rows, splits: splits, sends: sends, asOf: asOf)
+        )
     }
 
     /// Identifies a campaign across apps.
@@ -61,10 +64,13 @@ public struct ControlReport: Sendable, Equatable {
     /// report logic is tested without a database.
     /// - Parameters:
     ///   - rows: The arms, in the SQL function's order (by app and campaign, control first).
-    ///   - splits: The expected split of each campaign that has one.
+    ///   - splits: The configured expected split of each campaign that has one.
+    ///   - sends: The users sent to per arm (`cardinal.send_arms`) of each campaign with sends, from which an
+    ///     expected split is learned when none is configured.
     ///   - asOf: The maturity cut-off the rows were counted with.
     public static func build(
-        rows: [ControlArmRow], splits: [CampaignKey: ExpectedSplit], asOf: Date
+        rows: [ControlArmRow], splits: [CampaignKey: ExpectedSplit], sends: [CampaignKey: [SendArmRow]] = [:],
+        asOf: Date
     ) -> [ControlCampaign] {
         var order: [CampaignKey] = []
         var grouped: [CampaignKey: [ControlArmRow]] = [:]
@@ -83,11 +89,13 @@ public struct ControlReport: Sendable, Equatable {
                 .map { ControlArm(variantID: $0.variantID, control: $0.control, users: $0.users,
                                   converters: $0.converters, exposedUsers: $0.exposedUsers) }
                 .sorted { ($0.control ? 0 : 1, $0.variantID ?? "") < ($1.control ? 0 : 1, $1.variantID ?? "") }
-            let (splitArms, outcome, skipped) = sampleRatio(arms: arms, split: splits[key])
+            let (split, source) = expectedSplit(arms: arms, configured: splits[key], sends: sends[key] ?? [])
+            let (splitArms, outcome, skipped) = sampleRatio(arms: arms, split: split)
             return ControlCampaign(
                 app: key.app, campaignID: key.campaignID, conversionEvent: first.conversionEvent,
                 window: first.window, asOf: asOf, arms: arms, comparisons: comparisons(arms: arms),
-                splitArms: splitArms, sampleRatio: outcome, sampleRatioSkipped: skipped,
+                expectedSplit: split, splitSource: source, splitArms: splitArms, sampleRatio: outcome,
+                sampleRatioSkipped: skipped,
                 usersInSeveralArms: first.usersInSeveralArms
             )
         }
@@ -103,35 +111,5 @@ public struct ControlReport: Sendable, Equatable {
         let control = arms.first(where: \.control)?.counts ?? ArmCounts(users: 0, converters: 0)
         let statistics = ControlStatistics.compareAll(variants: variantCounts, control: control)
         return zip(variants, statistics).map { ControlComparison(variantID: $0.variantID, statistics: $1) }
-    }
-
-    /// The sample ratio check over the observed arms and any arm the split names that had no users. Without
-    /// a split every arm weighs the same; an observed arm the split does not name weighs 0, which skips the
-    /// check, because no expected count can be given for it.
-    private static func sampleRatio(
-        arms: [ControlArm], split: ExpectedSplit?
-    ) -> ([ControlCampaign.SplitArm], SampleRatioOutcome, String?) {
-        var splitArms = arms.map { ControlCampaign.SplitArm(name: $0.splitName, users: $0.users, weight: 1) }
-        if let split {
-            for arm in split.arms where !splitArms.contains(where: { $0.name == arm.name }) {
-                splitArms.append(ControlCampaign.SplitArm(name: arm.name, users: 0, weight: arm.weight))
-            }
-            for index in splitArms.indices {
-                splitArms[index].weight = split.weight(of: splitArms[index].name) ?? 0
-            }
-        }
-        let outcome = SampleRatioCheck.evaluate(observed: splitArms.map(\.users), expectedWeights: splitArms.map(\.weight))
-        guard case .skipped(let reason) = outcome else {
-            return (splitArms, outcome, nil)
-        }
-        if let split, let unnamed = splitArms.first(where: { split.weight(of: $0.name) == nil }) {
-            return (splitArms, outcome, "arm \"\(unnamed.name)\" has users but is not in the expected split \(split)")
-        }
-        if case .expectedCountTooSmall(let index, let expected) = reason {
-            let text = "arm \"\(splitArms[index].name)\" expects \(String(format: "%.1f", expected)) users, fewer "
-                + "than the \(Int(SampleRatioCheck.minimumExpectedCount)) a chi-square test needs"
-            return (splitArms, outcome, text)
-        }
-        return (splitArms, outcome, reason.description)
     }
 }

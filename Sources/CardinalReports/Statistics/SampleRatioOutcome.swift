@@ -19,6 +19,9 @@ public enum SampleRatioOutcome: Sendable, Equatable {
 public enum SampleRatioSkipReason: Sendable, Equatable, CustomStringConvertible {
     /// A split needs at least two arms.
     case fewerThanTwoArms(arms: Int)
+    /// No split is configured and the campaign's sends do not name every arm it shows, so there is nothing
+    /// to test against (equal arms would be a guess, and a false alarm on every unequal split).
+    case expectedSplitUnknown
     /// The configured weights are negative, not finite, or sum to zero.
     case invalidWeights([Double])
     /// An arm's expected count is below ``SampleRatioCheck/minimumExpectedCount``, where the chi-square
@@ -30,6 +33,9 @@ public enum SampleRatioSkipReason: Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .fewerThanTwoArms(let arms):
             "a sample ratio check needs at least 2 arms, found \(arms)"
+        case .expectedSplitUnknown:
+            "the expected split is unknown: none is configured (cardinal campaigns set --split) and the "
+                + "campaign's sends do not name every arm it shows"
         case .invalidWeights(let weights):
             "the expected split \(weights) is not usable: weights must be finite, non-negative and not all zero"
         case .expectedCountTooSmall(let arm, let expected):

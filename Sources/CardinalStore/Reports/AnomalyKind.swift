@@ -6,12 +6,21 @@ public enum AnomalyKind: String, Sendable, CaseIterable {
     case dismissalWithoutImpression = "dismissal_without_impression"
     /// Users clicked a message of the campaign with no earlier impression of it.
     case clickWithoutImpression = "click_without_impression"
-    /// The campaign has a control arm but a group logs no control impressions.
+    /// The campaign has a control arm but a group logs no control impressions, or (info) the campaign shows
+    /// variants to 200 or more users and has no control exposure at all.
     case controlImpressionsMissing = "control_impressions_missing"
     /// Clicks or dismissals of control users, stored or rejected.
     case controlInteraction = "control_interaction"
-    /// Impressions per user and session far above the channel's rule.
+    /// Users with a session (or a day without session) of impressions at least twice the channel's rule
+    /// (three times for content cards).
     case repeatedImpressions = "repeated_impressions"
+    /// Users who dismissed the same content card (message id) more than once.
+    case repeatedDismissals = "repeated_dismissals"
+    /// A campaign's push sends on a platform, 1000 or more, without a single open.
+    case pushOpensMissing = "push_opens_missing"
+    /// A campaign × channel × platform whose daily events fell by more than 90 % while another platform
+    /// went on.
+    case loggingStopped = "logging_stopped"
     /// Users exposed to more than one arm of a campaign.
     case usersInSeveralArms = "users_in_several_arms"
     /// Arm sizes that do not fit the expected split (from the control report).

@@ -43,6 +43,8 @@ public struct ControlReportRecord: Sendable, Equatable {
     public var srmMismatch: Bool?
     /// Why the campaign's SRM check was skipped.
     public var srmSkipped: String?
+    /// Where the campaign's expected split came from; `nil` only in runs stored before it was recorded.
+    public var srmSplitSource: ExpectedSplitSource?
 
     /// Creates a record of `arm`; every statistic starts undefined.
     public init(arm: ControlArmRow, asOf: Date) {

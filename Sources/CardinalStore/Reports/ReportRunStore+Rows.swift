@@ -19,14 +19,14 @@ extension ReportRunStore {
              users, converters, rate, exposed_users, users_in_several_arms, difference, difference_ci95_lower,
              difference_ci95_upper, relative_lift, relative_lift_ci95_lower, relative_lift_ci95_upper, z,
              p_value, p_value_holm, confidence, chance_to_beat_control, srm_chi2, srm_df, srm_p_value,
-             srm_mismatch, srm_skipped)
+             srm_mismatch, srm_skipped, srm_split_source)
         select $1, r.position, r.app_name, r.campaign_id, r.conversion_event,
                make_interval(days => r.window_seconds / 86400, secs => r.window_seconds % 86400), r.as_of,
                r.variant_id, r.control, r.users, r.converters, r.rate, r.exposed_users, r.users_in_several_arms,
                r.difference, r.difference_ci95_lower, r.difference_ci95_upper, r.relative_lift,
                r.relative_lift_ci95_lower, r.relative_lift_ci95_upper, r.z, r.p_value, r.p_value_holm,
                r.confidence, r.chance_to_beat_control, r.srm_chi2, r.srm_df, r.srm_p_value, r.srm_mismatch,
-               r.srm_skipped
+               r.srm_skipped, r.srm_split_source
         from jsonb_to_recordset($2::jsonb) as r (
             position integer, app_name text, campaign_id text, conversion_event text, window_seconds integer,
             as_of timestamptz, variant_id text, control boolean, users bigint, converters bigint,
@@ -36,7 +36,8 @@ extension ReportRunStore {
             relative_lift_ci95_lower double precision, relative_lift_ci95_upper double precision,
             z double precision, p_value double precision, p_value_holm double precision,
             confidence double precision, chance_to_beat_control double precision, srm_chi2 double precision,
-            srm_df integer, srm_p_value double precision, srm_mismatch boolean, srm_skipped text)
+            srm_df integer, srm_p_value double precision, srm_mismatch boolean, srm_skipped text,
+            srm_split_source text)
         """
 
     static func json(_ rows: [UniqueImpressionsRow]) -> PostgresJSON {
@@ -79,6 +80,7 @@ extension ReportRunStore {
                 ("srm_p_value", ReportJSON.number(record.srmPValue)),
                 ("srm_mismatch", ReportJSON.bool(record.srmMismatch)),
                 ("srm_skipped", ReportJSON.string(record.srmSkipped)),
+                ("srm_split_source", ReportJSON.string(record.srmSplitSource?.rawValue)),
             ]
         }
     }

@@ -62,6 +62,11 @@ public struct ReportSession {
         try ControlArmsQuery(connection: connection).run(scope, asOf: asOf, conversion: conversion, window: window)
     }
 
+    /// The users sent to per arm of each campaign (see ``SendArmsQuery/run(_:)``).
+    public func sendArms(_ scope: ReportScope) throws -> [SendArmRow] {
+        try SendArmsQuery(connection: connection).run(scope)
+    }
+
     /// The settings of every campaign, or of `app`'s campaigns.
     public func campaignSettings(app: String? = nil) throws -> [CampaignSettings] {
         try CampaignSettingsStore(connection: connection).list(app: app)

@@ -30,11 +30,22 @@ enum ExperimentVerdict {
             return "Sample ratio: not checked, because \(reason). A skipped check is not a pass."
         }
         let p = CellFormat.significant(check.pValue) ?? "undefined"
+        let split = splitPhrase(campaign)
         if check.mismatch {
-            return "Sample ratio mismatch: the arm sizes (\(arms)) do not fit the expected split (p = \(p) < 0.001). "
+            return "Sample ratio mismatch: the arm sizes (\(arms)) do not fit \(split) (p = \(p) < 0.001). "
                 + "Assignment or logging is broken, most often lost control impressions; do not trust the comparison."
         }
-        return "Sample ratio: the arm sizes (\(arms)) fit the expected split (p = \(p), mismatch only below 0.001)."
+        return "Sample ratio: the arm sizes (\(arms)) fit \(split) (p = \(p), mismatch only below 0.001)."
+    }
+
+    /// The expected split named with its source: `the configured split control=1,v1=9`.
+    private static func splitPhrase(_ campaign: ControlCampaign) -> String {
+        let split = campaign.expectedSplit.map { " " + $0.description } ?? ""
+        switch campaign.splitSource {
+        case .configured: return "the configured split" + split
+        case .learnedFromSends: return "the split of the campaign's sends" + split
+        case .unknown: return "the expected split"
+        }
     }
 
     /// One row per arm: users, converters, rate, then for variants the lift with its interval, the Holm
