@@ -336,12 +336,14 @@ comment on function cardinal.fold_report_dismissals() is
     'fold_report_state(), which holds the state lock and moves the watermark; not to be called alone.';
 
 
--- 0025's fold_report_state with the dismissals step added.
+-- 0025's fold_report_state with the dismissals step added (and 0025's work_mem, which CREATE OR REPLACE
+-- would otherwise drop).
 create or replace function cardinal.fold_report_state()
     returns bigint
     language plpgsql
     security definer
     set search_path = pg_catalog, pg_temp
+    set work_mem = '64MB'
 as $function$
 begin
     if current_setting('transaction_isolation') <> 'repeatable read' then
