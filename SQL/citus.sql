@@ -96,12 +96,14 @@ select citus_add_local_table_to_metadata('cardinal.rejected_events');
 --    transactions, so it does not hold across nodes. Under Citus every stored event goes through the queue
 --    again, as in 0015: stored_xid stays NULL (no default), so report_unfolded_events() reads the queue
 --    alone, and a statement trigger copies what each INSERT stored into it (each shard appends locally).
---    Not changed: the views and report functions, which only join on user_key and group columns.
+--    Not changed: the views and report functions, which only join on user_key and group columns (0031's
+--    look-up of an unfolded event's placement and button names its user_key too, so it stays shard-local).
 select create_reference_table('cardinal.report_groups');
 select create_reference_table('cardinal.report_daily_counts');
 select create_distributed_table('cardinal.report_user_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_session_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_dismissal_state', 'user_key', colocate_with := 'cardinal.events');
+select create_distributed_table('cardinal.report_part_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_conversion_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_fold_queue', 'user_key', colocate_with := 'cardinal.events');
 -- The day pairs (0025): report_rows and the counts per row and day are small and read by every report, like

@@ -121,6 +121,10 @@ import TestSupport
                                  cardinal_test_set(v.message_ids))
                 from cardinal.report_session_state as v join g using (group_id)
                 union all
+                select concat_ws(' ', 'part', g.spelt, p.user_key, p.part, p.day, p.impressions, p.clicks,
+                                 p.dismissals, p.sends)
+                from cardinal.report_part_state as p join g using (group_id)
+                union all
                 select concat_ws(' ', 'conversion', c.user_key, c.conversion_name, c.test, cardinal_test_sorted(c.times))
                 from cardinal.report_conversion_state as c join cardinal.apps as a using (app_id)
                 where a.name = $1

@@ -138,6 +138,8 @@ struct RandomWorkload {
             deviceID: device, sessionID: generator.chance(0.8) ? "s\(Int.random(in: 0..<3, using: &generator))" : nil,
             source: source, variantID: generator.pick([nil, "v0", "v1"]), control: control,
             messageID: generator.chance(0.5) ? "m\(Int.random(in: 0..<3, using: &generator))" : nil,
+            placementID: generator.chance(0.6) ? "p\(Int.random(in: 0..<2, using: &generator))" : nil,
+            buttonID: generator.chance(0.5) ? "b\(Int.random(in: 0..<2, using: &generator))" : nil,
             platform: generator.pick([nil, Platform.ios, .android, .web]),
             sdkVersion: generator.pick([nil, "1.0", "2.0"]), appVersion: generator.pick([nil, "3.1"]), test: test
         )

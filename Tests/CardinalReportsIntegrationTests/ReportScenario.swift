@@ -95,14 +95,14 @@ final class ReportScenario {
 func event(
     _ type: EventType, _ channel: Channel? = .contentCard, at time: Date, user: String? = nil, device: String? = nil,
     campaign: String? = "c1", variant: String? = "v1", control: Bool = false, session: String? = nil,
-    message: String? = nil, platform: Platform? = .ios, sdk: String? = "5.0", appVersion: String? = "1.0",
+    message: String? = nil, placement: String? = nil, button: String? = nil, platform: Platform? = .ios, sdk: String? = "5.0", appVersion: String? = "1.0",
     test: Bool = false, conversion: String? = nil, id: UUID = UUID()
 ) -> Event {
     Event(
         id: id, type: type, channel: type == .conversion ? nil : channel, time: time, userID: user,
         deviceID: device ?? (user == nil ? "anonymous-device" : nil), sessionID: session,
         source: type == .conversion ? nil : campaign.map { .campaign($0) }, variantID: type == .conversion ? nil : variant,
-        control: control, messageID: message, platform: platform, sdkVersion: sdk, appVersion: appVersion,
+        control: control, messageID: message, placementID: placement, buttonID: button, platform: platform, sdkVersion: sdk, appVersion: appVersion,
         test: test, conversionName: conversion
     )
 }

@@ -83,7 +83,8 @@ import TestSupport
                 "unique_impressions", "$1, $2, $3, $4, $5, $6",
                 [app, baseDay.adding(days: first), baseDay.adding(days: last), generator.chance(0.3),
                  generator.pick([nil, nil] + RandomWorkload.campaigns),
-                 generator.pick([nil, "day", "platform", "sdk_version", "app_version"])]
+                 generator.pick([nil, "day", "platform", "sdk_version", "app_version", "button_id", "placement_id",
+                                 "message_id"])]
             )
         }
 
@@ -145,6 +146,10 @@ import TestSupport
                 union all
                 select format('%s %s %s %s %s', g, d.user_key, d.message_id, d.day, d.dismissals)
                 from cardinal.report_dismissal_state as d
+                join cardinal.report_groups as g using (group_id)
+                where g.app_id = $1
+                union all
+                select format('%s %s', g, p) from cardinal.report_part_state as p
                 join cardinal.report_groups as g using (group_id)
                 where g.app_id = $1
                 union all

@@ -8,4 +8,10 @@ public enum ReportBreakdown: String, Sendable, CaseIterable {
     case sdkVersion = "sdk_version"
     /// One row per app version.
     case appVersion = "app_version"
+    /// In-app messages: one row per button clicked (none: the body), each with the message's impressions.
+    case buttonID = "button_id"
+    /// Banners: one row per placement.
+    case placementID = "placement_id"
+    /// Content cards: one row per card.
+    case messageID = "message_id"
 }

@@ -22,7 +22,8 @@ enum ReportOptions {
         valueName: "time", parser: .rfc3339
     )
     static let by = Option(
-        "by", help: "Add a column and a row per value: day, platform, sdk_version or app_version.",
+        "by", help: "Add a column and a row per value: day, platform, sdk_version, app_version, button_id (in-app "
+            + "messages), placement_id (banners) or message_id (content cards).",
         valueName: "dimension", parser: .oneOf(ReportBreakdown.self)
     )
     static let conversion = Option(

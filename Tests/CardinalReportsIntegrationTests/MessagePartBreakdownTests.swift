@@ -1,0 +1,115 @@
+import CardinalCore
+import CardinalStore
+import Foundation
+import PostgresClient
+import Testing
+
+/// The unique-impressions breakdowns by the part of a message (0031): buttons of in-app messages, placements
+/// of banners, cards of content-card campaigns. The numbers are worked out by hand in each test; every event
+/// is at 03:00 UTC, noon of the same report day in Tokyo.
+@Suite struct MessagePartBreakdownTests {
+    /// An in-app message `iam`, a content-card campaign `cards`, a banner `banners` and a push `pushes`.
+    private func writeCampaigns(_ scenario: ReportScenario) throws {
+        let at = { (day: Int) in scenario.time(day, "03:00") }
+        try scenario.write([
+            // iam: u1 sees it on day 10 and presses b1; u2 sees it on days 10 and 11, taps the body and then
+            // b1 on day 11; u3 sees it on day 11 and dismisses it.
+            event(.impression, .inAppMessage, at: at(10), user: "u1", campaign: "iam"),
+            event(.click, .inAppMessage, at: at(10), user: "u1", campaign: "iam", button: "b1"),
+            event(.impression, .inAppMessage, at: at(10), user: "u2", campaign: "iam"),
+            event(.impression, .inAppMessage, at: at(11), user: "u2", campaign: "iam"),
+            event(.click, .inAppMessage, at: at(11), user: "u2", campaign: "iam"),
+            event(.click, .inAppMessage, at: at(11), user: "u2", campaign: "iam", button: "b1"),
+            event(.impression, .inAppMessage, at: at(11), user: "u3", campaign: "iam"),
+            event(.dismissal, .inAppMessage, at: at(11), user: "u3", campaign: "iam"),
+            // cards: u1 sees m1 and m2 on day 10 and clicks m1 on day 12; u4 sees m1 twice on day 12 and
+            // dismisses it; u5 sees a card without an id on day 12.
+            event(.impression, at: at(10), user: "u1", campaign: "cards", message: "m1"),
+            event(.impression, at: at(10), user: "u1", campaign: "cards", message: "m2"),
+            event(.click, at: at(12), user: "u1", campaign: "cards", message: "m1"),
+            event(.impression, at: at(12), user: "u4", campaign: "cards", message: "m1"),
+            event(.impression, at: at(12), user: "u4", campaign: "cards", message: "m1"),
+            event(.dismissal, at: at(12), user: "u4", campaign: "cards", message: "m1"),
+            event(.impression, at: at(12), user: "u5", campaign: "cards"),
+            // banners: u1 is sent and shown p1 on day 10; u2 is shown p2 on day 11 without a send.
+            event(.send, .banner, at: at(10), user: "u1", campaign: "banners", placement: "p1"),
+            event(.impression, .banner, at: at(10), user: "u1", campaign: "banners", placement: "p1"),
+            event(.impression, .banner, at: at(11), user: "u2", campaign: "banners", placement: "p2"),
+            // pushes: one send, which no part breakdown splits.
+            event(.send, .push, at: at(10), user: "u1", campaign: "pushes"),
+        ])
+    }
+
+    /// The report's rows of one campaign as "breakdown impressions unique daily recipients clicks
+    /// unique-clicks dismissals unique-dismissals" (`-` for a NULL breakdown).
+    private func rows(_ scenario: ReportScenario, _ by: ReportBreakdown, _ campaign: String) throws -> [String] {
+        try UniqueImpressionsQuery(connection: scenario.connection).run(scenario.scope(0, 30), by: by)
+            .filter { $0.campaignID == campaign }
+            .map { row in
+                [row.breakdown ?? "-", "\(row.impressions)", "\(row.uniqueImpressions)", "\(row.uniqueDailyImpressions)",
+                 "\(row.uniqueRecipients)", "\(row.clicks)", "\(row.uniqueClicks)", "\(row.dismissals)",
+                 "\(row.uniqueDismissals)"].joined(separator: " ")
+            }
+    }
+
+    @Test("By button, an in-app message gets a row per button clicked, each with the message's impressions")
+    func buttonsSplitInAppClicks() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeCampaigns(scenario)
+        for folded in [false, true] {
+            if folded {
+                _ = try ReportStateStore(connection: scenario.connection).fold()
+            }
+            // The message: 4 impressions by u1, u2, u3; (day, user) pairs u1·10, u2·10, u2·11, u3·11; one
+            // dismissal. b1: u1 and u2, one click each; the body: u2's one click.
+            #expect(try rows(scenario, .buttonID, "iam") == ["b1 4 3 4 4 2 2 1 1", "- 4 3 4 4 1 1 1 1"],
+                    "folded: \(folded)")
+            let b1 = try #require(try UniqueImpressionsQuery(connection: scenario.connection)
+                .run(scenario.scope(0, 30), by: .buttonID).first { $0.campaignID == "iam" && $0.breakdown == "b1" })
+            #expect(b1.clickRate == 0.5, "folded: \(folded)")
+            // Cards and pushes stay whole: one row each, breakdown NULL. Cards: (day, user) pairs u1·10, u4·12,
+            // u5·12.
+            #expect(try rows(scenario, .buttonID, "cards") == ["- 5 3 3 3 1 1 1 1"], "folded: \(folded)")
+            #expect(try rows(scenario, .buttonID, "pushes") == ["- 0 0 0 1 0 0 0 0"], "folded: \(folded)")
+        }
+    }
+
+    @Test("By card and by placement, every column is counted per card or placement, and a missing id is NULL")
+    func cardsAndPlacementsSplitEveryColumn() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeCampaigns(scenario)
+        for folded in [false, true] {
+            if folded {
+                _ = try ReportStateStore(connection: scenario.connection).fold()
+            }
+            // m1: impressions u1·10, u4·12 ×2 → 3 events, 2 users, 2 pairs; u1's click; u4's dismissal.
+            // m2: u1·10. No id: u5·12.
+            #expect(try rows(scenario, .messageID, "cards")
+                        == ["m1 3 2 2 2 1 1 1 1", "m2 1 1 1 1 0 0 0 0", "- 1 1 1 1 0 0 0 0"], "folded: \(folded)")
+            // Banners receive by a send: p1 has u1's send on day 10, p2 none.
+            #expect(try rows(scenario, .placementID, "banners") == ["p1 1 1 1 1 0 0 0 0", "p2 1 1 1 0 0 0 0 0"],
+                    "folded: \(folded)")
+            // The in-app message is whole under the card breakdown.
+            #expect(try rows(scenario, .messageID, "iam") == ["- 4 3 4 4 3 2 1 1"], "folded: \(folded)")
+        }
+    }
+
+    @Test("Erasing a user takes the user's events out of every part's counts")
+    func erasureTakesPartsOut() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeCampaigns(scenario)
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        _ = try IdentityEraser(connection: scenario.connection)
+            .erase(ErasureTarget(kind: .user, id: "u4"), appID: scenario.app.id)
+        // m1 keeps u1's impression and click.
+        #expect(try rows(scenario, .messageID, "cards")
+                    == ["m1 1 1 1 1 1 1 0 0", "m2 1 1 1 1 0 0 0 0", "- 1 1 1 1 0 0 0 0"])
+        let left = try scenario.connection.query(
+            "select count(*) from cardinal.report_part_state where user_key = 'u4'"
+        ).first?.decode(Int64.self, at: 0)
+        #expect(left == 0)
+    }
+}
