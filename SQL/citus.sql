@@ -96,8 +96,10 @@ select citus_add_local_table_to_metadata('cardinal.rejected_events');
 --    transactions, so it does not hold across nodes. Under Citus every stored event goes through the queue
 --    again, as in 0015: stored_xid stays NULL (no default), so report_unfolded_events() reads the queue
 --    alone, and a statement trigger copies what each INSERT stored into it (each shard appends locally).
---    Not changed: the views and report functions, which only join on user_key and group columns (0031's
---    look-up of an unfolded event's placement and button names its user_key too, so it stays shard-local).
+--    Not changed: the views and report functions, which only join on user_key and group columns.
+--    Changed: 0031's report_pending_part_facts looks an unfolded banner or in-app click event up in events by
+--    primary key, which under Citus is a query across shards per event: keep placement_id and button_id in
+--    the queue instead (the queue is the only source of unfolded events there).
 select create_reference_table('cardinal.report_groups');
 select create_reference_table('cardinal.report_daily_counts');
 select create_distributed_table('cardinal.report_user_state', 'user_key', colocate_with := 'cardinal.events');

@@ -157,9 +157,7 @@ cross join lateral (
                else coalesce((select cardinal.report_message_part(e.channel, e.type, e.message_id, e.placement_id,
                                                                   e.button_id)
                               from cardinal.events as e
-                              -- user_key: the distribution column under Citus (SQL/citus.sql).
-                              where e.app_id = q.app_id and e.time = q.time and e.id = q.id
-                                and e.user_key = q.user_key), '')
+                              where e.app_id = q.app_id and e.time = q.time and e.id = q.id), '')
            end as part
 ) as part
 cross join lateral (
