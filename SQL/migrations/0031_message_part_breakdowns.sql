@@ -272,7 +272,7 @@ comment on function cardinal.fold_report_parts() is
     'which holds the state lock and moves the watermark; not to be called alone.';
 
 
--- 0027's fold_report_state with the parts step added (and 0025's work_mem, which CREATE OR REPLACE would
+-- 0029's fold_report_state with the parts step added (and 0025's work_mem, which CREATE OR REPLACE would
 -- otherwise drop).
 create or replace function cardinal.fold_report_state()
     returns bigint
@@ -293,6 +293,7 @@ begin
     end if;
     perform cardinal.fold_report_row_days();
     perform cardinal.fold_report_dismissals();
+    perform cardinal.fold_report_push_sends();
     perform cardinal.fold_report_parts();
     return cardinal.fold_report_user_state();
 end
@@ -469,16 +470,21 @@ as $function$
         from user_days
         group by 1, 2, 3, 4, 5, 6, 7
     ),
-    -- The whole rows: the report without a breakdown, from the same side.
+    -- The whole rows: the report without a breakdown, from the same side (its first 19 columns).
     totals as (
-        select w.*
-        from cardinal.unique_impressions(unique_impressions_by_part.app, unique_impressions_by_part.from_date,
-                                         unique_impressions_by_part.to_date, unique_impressions_by_part.include_test,
-                                         unique_impressions_by_part.campaign) as w
+        select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
+               w.impressions, w.unique_impressions, w.unique_daily_impressions, w.unique_recipients, w.clicks,
+               w.unique_clicks, w.dismissals, w.unique_dismissals
+        from cardinal.unique_impressions_of_0025(unique_impressions_by_part.app, unique_impressions_by_part.from_date,
+                                                 unique_impressions_by_part.to_date,
+                                                 unique_impressions_by_part.include_test,
+                                                 unique_impressions_by_part.campaign) as w
         where unique_impressions_by_part.from_state
         union all
-        select w.*
-        from cardinal.unique_impressions_reference(
+        select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
+               w.impressions, w.unique_impressions, w.unique_daily_impressions, w.unique_recipients, w.clicks,
+               w.unique_clicks, w.dismissals, w.unique_dismissals
+        from cardinal.unique_impressions_reference_of_0029(
                  unique_impressions_by_part.app, unique_impressions_by_part.from_date,
                  unique_impressions_by_part.to_date, unique_impressions_by_part.include_test,
                  unique_impressions_by_part.campaign) as w
@@ -537,8 +543,9 @@ comment on function cardinal.unique_impressions_by_part(text, date, date, boolea
     'the message''s impressions and dismissals), the other channels one row with breakdown NULL.';
 
 
--- 0025's unique_impressions, which now also sends the part breakdowns to unique_impressions_by_part.
-create or replace function cardinal.unique_impressions(
+-- 0025's unique_impressions (0029 named it unique_impressions_of_0025 and adds the push columns to what it
+-- returns), which now also sends the part breakdowns to unique_impressions_by_part.
+create or replace function cardinal.unique_impressions_of_0025(
     app          text,
     from_date    date,
     to_date      date,
@@ -587,31 +594,42 @@ begin
 end
 $function$;
 
+comment on function cardinal.unique_impressions_of_0025(text, date, date, boolean, text, text) is
+    'The 19 columns of unique_impressions before the push columns (0025); unique_impressions (0029) adds '
+    'them. It picks the state that answers fastest: the day pairs without test events and with no breakdown '
+    'or by day, report_part_facts (unique_impressions_by_part) by button_id, placement_id or message_id '
+    '(0031), else the per-user state.';
+
 comment on function cardinal.unique_impressions(text, date, date, boolean, text, text) is
     'Unique-impressions report: one row per app × campaign (or canvas step) × variant × channel (× the '
     'breakdown: by => day, platform, sdk_version, app_version, button_id, placement_id or message_id) over '
     'the report days from_date..to_date (both included) in each campaign''s report time zone, read from the '
     'report state. app NULL = every app; campaign NULL = every campaign and canvas step. Users are user_key; '
     'control and (unless include_test) test events are left out. unique_impressions counts a user once in the '
-    'range, unique_daily_impressions once per day; rates are NULL when their divisor is 0. Definitions in '
-    'SQL/migrations/0010_unique_impressions.sql (0031 for the part breakdowns); unique_impressions_reference '
-    'computes the same from raw events. Without test events and with no breakdown or by day it sums day '
-    'pairs (0025), by a part it reads report_part_facts (0031), else the per-user state.';
+    'range, unique_daily_impressions once per day; rates are NULL when their divisor is 0. The part '
+    'breakdowns (0031) split one channel each: in-app message clicks by button (each row repeating the '
+    'message''s impressions), banners by placement, content cards by card. The last six columns (0029) are '
+    'for push and NULL on other channels: direct_opens and unique_direct_opens are the clicks, '
+    'influenced_opens the users who opened the app within the influenced_open_window after a send without '
+    'a direct open (push_opens), total_opens = unique_direct_opens + influenced_opens, and both open rates '
+    'divide by unique_recipients. Definitions in SQL/migrations/0010_unique_impressions.sql, 0029 and 0031; '
+    'unique_impressions_reference computes the same from raw events.';
 
 
--- The reference keeps 0016's body for the breakdowns it had, under another name, and computes the part
--- breakdowns from raw events too. The body names its arguments by the function's name, so the copy spells
--- them by the new one (a plain RENAME would leave it naming a function that no longer has them).
+-- The reference of 0029 keeps its body for the breakdowns it had, under another name, and the part
+-- breakdowns are computed from raw events by unique_impressions_by_part. The body names its arguments by the
+-- function's name, so the copy spells them by the new one (a plain RENAME would leave it naming a function
+-- that no longer has them).
 do $rename$
 declare
     reference constant regprocedure :=
         'cardinal.unique_impressions_reference(text, date, date, boolean, text, text)'::regprocedure;
 begin
     execute (
-        select format('create function cardinal.unique_impressions_reference_of_0016(%s) returns %s '
+        select format('create function cardinal.unique_impressions_reference_of_0029(%s) returns %s '
                       'language sql stable as %L',
                       pg_catalog.pg_get_function_arguments(p.oid), pg_catalog.pg_get_function_result(p.oid),
-                      replace(p.prosrc, 'unique_impressions_reference.', 'unique_impressions_reference_of_0016.'))
+                      replace(p.prosrc, 'unique_impressions_reference.', 'unique_impressions_reference_of_0029.'))
         from pg_catalog.pg_proc as p
         where p.oid = reference
     );
@@ -619,14 +637,14 @@ begin
 end
 $rename$;
 
-alter function cardinal.unique_impressions_reference_of_0016(text, date, date, boolean, text, text)
+alter function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text)
     owner to cardinal_owner;
 
-grant execute on function cardinal.unique_impressions_reference_of_0016(text, date, date, boolean, text, text)
+grant execute on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text)
     to cardinal_reader;
 
-comment on function cardinal.unique_impressions_reference_of_0016(text, date, date, boolean, text, text) is
-    'The reference unique-impressions report of 0016 over raw events: no breakdown, or by day, platform, '
+comment on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) is
+    'The reference unique-impressions report of 0029 over raw events: no breakdown, or by day, platform, '
     'sdk_version or app_version. unique_impressions_reference calls it for those.';
 
 create function cardinal.unique_impressions_reference(
@@ -656,7 +674,13 @@ create function cardinal.unique_impressions_reference(
         click_rate               double precision,
         unique_click_rate        double precision,
         dismissal_rate           double precision,
-        unique_dismissal_rate    double precision
+        unique_dismissal_rate    double precision,
+        direct_opens             bigint,
+        unique_direct_opens      bigint,
+        influenced_opens         bigint,
+        total_opens              bigint,
+        direct_open_rate         double precision,
+        total_open_rate          double precision
     )
     language plpgsql
     stable
@@ -664,14 +688,26 @@ create function cardinal.unique_impressions_reference(
 as $function$
 begin
     perform cardinal.check_report_range(from_date, to_date), cardinal.check_report_dimension(by);
-    if cardinal.report_part_channel(by) is not null then
-        return query select * from cardinal.unique_impressions_by_part(app, from_date, to_date,
-                                                                     coalesce(include_test, false), campaign, by,
-                                                                     false);
-    else
-        return query select * from cardinal.unique_impressions_reference_of_0016(app, from_date, to_date,
+    if cardinal.report_part_channel(by) is null then
+        return query select * from cardinal.unique_impressions_reference_of_0029(app, from_date, to_date,
                                                                                include_test, campaign, by);
+        return;
     end if;
+    -- No part breakdown splits push: its rows, and their open columns, are those of the whole report.
+    return query
+    select p.*, w.direct_opens, w.unique_direct_opens, w.influenced_opens, w.total_opens, w.direct_open_rate,
+           w.total_open_rate
+    from cardinal.unique_impressions_by_part(app, from_date, to_date, coalesce(include_test, false), campaign, by,
+                                             false) as p
+    left join cardinal.unique_impressions_reference_of_0029(app, from_date, to_date, include_test, campaign) as w
+        on p.channel = 'push'
+       and w.app_name = p.app_name
+       and w.campaign_id is not distinct from p.campaign_id
+       and w.canvas_id is not distinct from p.canvas_id
+       and w.canvas_step_id is not distinct from p.canvas_step_id
+       and w.variant_id is not distinct from p.variant_id
+       and w.channel = p.channel
+    order by p.app_name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.breakdown;
 end
 $function$;
 
@@ -681,5 +717,6 @@ grant execute on function cardinal.unique_impressions_reference(text, date, date
     to cardinal_reader;
 
 comment on function cardinal.unique_impressions_reference(text, date, date, boolean, text, text) is
-    'Reference implementation of unique_impressions over the raw events (0016''s, and 0031''s part '
-    'breakdowns): same arguments and rows. Slow on purpose; the property tests compare both.';
+    'Reference implementation of unique_impressions over the raw events (0016''s and 0029''s, and 0031''s part '
+    'breakdowns): the same arguments and rows, computed without the report state. Slow on purpose; the '
+    'property tests compare both.';

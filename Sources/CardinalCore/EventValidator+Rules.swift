@@ -3,11 +3,15 @@ import Foundation
 /// The rules that tie several fields or the event type together.
 extension EventValidator {
     /// `campaign_id`, or `canvas_id` with `canvas_step_id`: exactly one source, required unless the event
-    /// is a conversion (which may carry one to attribute itself, or none).
+    /// is a conversion (which may carry one to attribute itself, or none) or a session start (which has none).
     func messageSource(_ fields: RawEventFields, type: EventType) throws(ValidationFailure) -> MessageSource? {
         let campaignID = try fields.string(.campaignID, maxLength: Limits.identifierMaxLength)
         let canvasID = try fields.string(.canvasID, maxLength: Limits.identifierMaxLength)
         let canvasStepID = try fields.string(.canvasStepID, maxLength: Limits.identifierMaxLength)
+        if type == .sessionStart, let given = campaignID != nil ? EventField.campaignID
+            : canvasID != nil ? EventField.canvasID : canvasStepID != nil ? EventField.canvasStepID : nil {
+            throw .notAllowed(given, on: type, "an app open belongs to no message")
+        }
         switch (campaignID, canvasID, canvasStepID) {
         case (let campaignID?, nil, nil):
             return .campaign(campaignID)
@@ -24,7 +28,7 @@ extension EventValidator {
         case (nil, nil, _?):
             throw .missing(.canvasID, " with \"canvas_step_id\"")
         case (nil, nil, nil):
-            guard type == .conversion else {
+            guard type.isAppLevel else {
                 throw ValidationFailure(
                     code: .missingField,
                     message: "one of \"campaign_id\" or \"canvas_id\" with \"canvas_step_id\" is required "
@@ -46,8 +50,17 @@ extension EventValidator {
                 code: .controlInteraction,
                 message: "field \"control\" is true on \(ValidationFailure.article(type)); control users are never "
                     + "shown the message, so they cannot click or dismiss it")
-        case .conversion:
+        case .conversion, .sessionStart:
             throw .notAllowed(.control, on: type, "control is set on the send and impression events of a campaign")
+        }
+    }
+
+    /// A session start is an app open: it names no variant, message or button (0029's CHECK).
+    func checkSessionStart(_ event: Event) throws(ValidationFailure) {
+        guard event.type == .sessionStart else { return }
+        let given: [(EventField, String?)] = [(.variantID, event.variantID), (.messageID, event.messageID), (.buttonID, event.buttonID)]
+        if let field = given.first(where: { $0.1 != nil })?.0 {
+            throw .notAllowed(field, on: event.type, "an app open belongs to no message")
         }
     }
 

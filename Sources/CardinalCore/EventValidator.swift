@@ -70,12 +70,10 @@ public struct EventValidator: Sendable {
                 message: "field \"id\" is \(ValidationFailure.quoted(idText)), not a UUID (8-4-4-4-12 hexadecimal digits)")
         }
         let type = try fields.requiredEnumeration(.type, as: EventType.self)
-        let isConversion = type == .conversion
-
         let channel: Channel?
-        if isConversion {
+        if type.isAppLevel {
             if fields.present(.channel) != nil {
-                throw .notAllowed(.channel, on: type, "a conversion is not tied to a message surface")
+                throw .notAllowed(.channel, on: type, "\(ValidationFailure.article(type)) is not tied to a message surface")
             }
             channel = nil
         } else {
@@ -109,6 +107,7 @@ public struct EventValidator: Sendable {
             osVersion: try fields.string(.osVersion, maxLength: Limits.versionMaxLength),
             test: try fields.bool(.test) ?? false)
         try readConversion(fields, type: type, into: &event)
+        try checkSessionStart(event)
         event.propertiesJSON = try fields.propertiesJSON(maxBytes: policy.maxPropertiesBytes)
         try checkIndexEntrySize(of: event)
         return event

@@ -16,11 +16,14 @@ struct EventJSON {
         ("campaign_id", #""camp-1""#),
     ])
 
-    /// A valid event of `type`: a conversion gets a name and no channel or campaign.
+    /// A valid event of `type`: a conversion gets a name and no channel or campaign, a session start neither.
     static func of(_ type: EventType) -> EventJSON {
         let event = impression.with("type", Fixture.quoted(type.rawValue))
-        guard type == .conversion else { return event }
-        return event.without("channel").without("campaign_id").with("name", #""purchase""#)
+        switch type {
+        case .conversion: return event.without("channel").without("campaign_id").with("name", #""purchase""#)
+        case .sessionStart: return event.without("channel").without("campaign_id")
+        case .send, .impression, .click, .dismissal: return event
+        }
     }
 
     /// The event with `name` set to the JSON text `json`, replacing an existing value in place.

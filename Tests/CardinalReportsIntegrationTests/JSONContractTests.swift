@@ -46,7 +46,12 @@ import Testing
             "app", "campaign_id", "canvas_step_id", "variant_id", "channel", "impressions", "unique_impressions",
             "unique_daily_impressions", "unique_recipients", "clicks", "unique_clicks", "dismissals",
             "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate", "unique_dismissal_rate",
+            // 0029's push columns: new members at the end, null on other channels.
+            "direct_opens", "unique_direct_opens", "influenced_opens", "total_opens", "direct_open_rate",
+            "total_open_rate",
         ])
+        #expect(card["direct_opens"] == .null)
+        #expect(card["total_open_rate"] == .null)
         #expect(card["app"] == .string("shop"))
         #expect(card["canvas_step_id"] == .null)
         #expect(card["impressions"] == .number("1"))
@@ -55,6 +60,9 @@ import Testing
         let push = try object(rows.last)
         #expect(push["unique_recipients"] == .number("1"))
         #expect(push["click_rate"] == .null)
+        #expect(push["direct_opens"] == .number("0"))
+        #expect(push["influenced_opens"] == .number("0"))
+        #expect(push["direct_open_rate"] == .number("0"))
     }
 
     @Test("anomalies JSON has the contract's fields and an evidence object of numbers")

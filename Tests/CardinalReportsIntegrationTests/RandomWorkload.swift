@@ -104,6 +104,7 @@ struct RandomWorkload {
                 }
             }
         }
+        events += pushOpens(generator: &generator, baseTime: baseTime, people: people)
         if generator.chance(0.15) {
             let card = "k\(Int.random(in: 0..<2, using: &generator))"
             for _ in 0..<Int.random(in: 2...3, using: &generator) {
@@ -112,6 +113,35 @@ struct RandomWorkload {
                     time: day(Int.random(in: 0..<60, using: &generator), &generator), userID: "\(people)u1",
                     source: .campaign("b3"), messageID: card
                 ))
+            }
+        }
+        return events
+    }
+
+    /// Push sends with app opens (session starts) around them, from two hours before to twenty after, so that
+    /// the 12-hour influenced-open window (0029) and its edges are met often; and some direct opens.
+    private static func pushOpens(generator: inout SeededGenerator, baseTime: Date, people: String) -> [Event] {
+        guard generator.chance(0.6) else { return [] }
+        var events: [Event] = []
+        for _ in 0..<Int.random(in: 5...30, using: &generator) {
+            let user = "\(people)u\(Int.random(in: 0..<12, using: &generator))"
+            let sent = baseTime.addingTimeInterval(Double(Int.random(in: 0..<(60 * 86_400), using: &generator)))
+            let source: MessageSource = generator.chance(0.8) ? .campaign(generator.pick(campaigns)) : .canvas(id: "canvas", stepID: "s0")
+            let variant = generator.pick([nil, "v0"])
+            let platform = generator.pick([nil, Platform.ios, .android])
+            let test = generator.chance(0.1)
+            events.append(Event(id: UUID(), type: .send, channel: .push, time: sent, userID: user, source: source,
+                                variantID: variant, control: generator.chance(0.1), platform: platform, test: test))
+            if generator.chance(0.3) {
+                events.append(Event(id: UUID(), type: .click, channel: .push,
+                                    time: sent.addingTimeInterval(Double(Int.random(in: 0..<7200, using: &generator))),
+                                    userID: user, source: source, variantID: variant, platform: platform, test: test))
+            }
+            for _ in 0..<Int.random(in: 0...2, using: &generator) {
+                // Exactly 12 hours after the send now and then: the window includes its end.
+                let offset = generator.chance(0.1) ? 43_200 : Int.random(in: -7200..<72_000, using: &generator)
+                events.append(Event(id: UUID(), type: .sessionStart, time: sent.addingTimeInterval(Double(offset)),
+                                    userID: user, test: generator.chance(0.1)))
             }
         }
         return events

@@ -99,10 +99,11 @@ func event(
     test: Bool = false, conversion: String? = nil, id: UUID = UUID()
 ) -> Event {
     Event(
-        id: id, type: type, channel: type == .conversion ? nil : channel, time: time, userID: user,
+        id: id, type: type, channel: type.isAppLevel ? nil : channel, time: time, userID: user,
         deviceID: device ?? (user == nil ? "anonymous-device" : nil), sessionID: session,
-        source: type == .conversion ? nil : campaign.map { .campaign($0) }, variantID: type == .conversion ? nil : variant,
-        control: control, messageID: message, placementID: placement, buttonID: button, platform: platform, sdkVersion: sdk, appVersion: appVersion,
+        source: type.isAppLevel ? nil : campaign.map { .campaign($0) }, variantID: type.isAppLevel ? nil : variant,
+        control: control, messageID: message, placementID: placement, buttonID: button, platform: platform,
+        sdkVersion: sdk, appVersion: appVersion,
         test: test, conversionName: conversion
     )
 }

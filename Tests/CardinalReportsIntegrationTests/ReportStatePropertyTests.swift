@@ -153,6 +153,11 @@ import TestSupport
                 join cardinal.report_groups as g using (group_id)
                 where g.app_id = $1
                 union all
+                select format('%s %s %s', g, p.user_key, cardinal_test_sorted(p.times))
+                from cardinal.report_push_send_state as p
+                join cardinal.report_groups as g using (group_id)
+                where g.app_id = $1
+                union all
                 select format('%s %s %s %s', c.user_key, c.conversion_name, c.test, cardinal_test_sorted(c.times))
                 from cardinal.report_conversion_state as c
                 where c.app_id = $1

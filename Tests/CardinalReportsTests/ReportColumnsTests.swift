@@ -24,7 +24,8 @@ import Testing
         let figures = [
             "impressions", "unique_impressions", "unique_daily_impressions", "unique_recipients", "clicks",
             "unique_clicks", "dismissals", "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate",
-            "unique_dismissal_rate",
+            "unique_dismissal_rate", "direct_opens", "unique_direct_opens", "influenced_opens", "total_opens",
+            "direct_open_rate", "total_open_rate",
         ]
         let keys = ["app", "campaign_id", "canvas_step_id", "variant_id", "channel"]
         let members = UniqueImpressionsRow.columns
@@ -39,7 +40,8 @@ import Testing
             "app_name", "campaign_id", "canvas_id", "canvas_step_id", "variant_id", "channel", "impressions",
             "unique_impressions", "unique_daily_impressions", "unique_recipients", "clicks", "unique_clicks",
             "dismissals", "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate",
-            "unique_dismissal_rate",
+            "unique_dismissal_rate", "direct_opens", "unique_direct_opens", "influenced_opens", "total_opens",
+            "direct_open_rate", "total_open_rate",
         ])
         #expect(Self.columns.filter { $0.storedName == nil }.map(\.name) == ["breakdown"])
     }

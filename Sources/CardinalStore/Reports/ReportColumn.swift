@@ -98,6 +98,15 @@ extension ReportColumn {
         )
     }
 
+    /// A count (`bigint`) that is NULL where it does not apply (the push columns on other channels).
+    static func count(_ name: String, _ keyPath: any WritableKeyPath<Row, Int64?> & Sendable) -> ReportColumn {
+        ReportColumn(
+            name: name, kind: .count, sqlType: "bigint",
+            read: { row, result, index in row[keyPath: keyPath] = try result.decode(Int64?.self, at: index) },
+            value: { ReportJSON.integer($0[keyPath: keyPath]) }
+        )
+    }
+
     /// A rate (`double precision`), NULL when undefined.
     static func rate(_ name: String, _ keyPath: any WritableKeyPath<Row, Double?> & Sendable) -> ReportColumn {
         ReportColumn(

@@ -2,6 +2,7 @@ extension UniqueImpressionsRow {
     /// The columns of the unique-impressions report, in the order of the SQL select, the JSON members and the
     /// table: the one place where a column's SQL result name, JSON name and `report_unique_impressions` column
     /// are written down. `canvas_id` is not in the JSON contract; the breakdown is not stored (runs have none).
+    /// The push columns (0029) come last, so that readers of the older columns by position keep working.
     public static let columns = ReportColumns<UniqueImpressionsRow>([
         .text("app", result: "app_name", \.app),
         .text("campaign_id", \.campaignID),
@@ -22,6 +23,12 @@ extension UniqueImpressionsRow {
         .rate("unique_click_rate", \.uniqueClickRate),
         .rate("dismissal_rate", \.dismissalRate),
         .rate("unique_dismissal_rate", \.uniqueDismissalRate),
+        .count("direct_opens", \.directOpens),
+        .count("unique_direct_opens", \.uniqueDirectOpens),
+        .count("influenced_opens", \.influencedOpens),
+        .count("total_opens", \.totalOpens),
+        .rate("direct_open_rate", \.directOpenRate),
+        .rate("total_open_rate", \.totalOpenRate),
     ], blank: UniqueImpressionsRow(
         app: "", campaignID: nil, variantID: nil, channel: "", impressions: 0, uniqueImpressions: 0,
         uniqueDailyImpressions: 0, uniqueRecipients: 0, clicks: 0, uniqueClicks: 0, dismissals: 0,

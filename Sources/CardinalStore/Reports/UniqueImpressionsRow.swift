@@ -39,6 +39,19 @@ public struct UniqueImpressionsRow: Sendable, Equatable {
     public var dismissalRate: Double?
     /// uniqueDismissals / uniqueImpressions; `nil` without impressions.
     public var uniqueDismissalRate: Double?
+    /// Push only: direct opens, the push clicks; `nil` on other channels.
+    public var directOpens: Int64?
+    /// Push only: users with a direct open; `nil` on other channels.
+    public var uniqueDirectOpens: Int64?
+    /// Push only: users who opened the app (`session_start`) within the influenced-open window after a push
+    /// send, without a direct open; `nil` on other channels.
+    public var influencedOpens: Int64?
+    /// Push only: uniqueDirectOpens + influencedOpens; `nil` on other channels.
+    public var totalOpens: Int64?
+    /// Push only: uniqueDirectOpens / uniqueRecipients; `nil` without recipients and on other channels.
+    public var directOpenRate: Double?
+    /// Push only: totalOpens / uniqueRecipients; `nil` without recipients and on other channels.
+    public var totalOpenRate: Double?
 
     /// Creates a row; the query decodes them from the database.
     public init(
@@ -46,7 +59,7 @@ public struct UniqueImpressionsRow: Sendable, Equatable {
         channel: String, breakdown: String? = nil, impressions: Int64, uniqueImpressions: Int64,
         uniqueDailyImpressions: Int64, uniqueRecipients: Int64, clicks: Int64, uniqueClicks: Int64,
         dismissals: Int64, uniqueDismissals: Int64, clickRate: Double?, uniqueClickRate: Double?,
-        dismissalRate: Double?, uniqueDismissalRate: Double?
+        dismissalRate: Double?, uniqueDismissalRate: Double?, pushOpens: PushOpens? = nil
     ) {
         self.app = app
         self.campaignID = campaignID
@@ -67,5 +80,11 @@ public struct UniqueImpressionsRow: Sendable, Equatable {
         self.uniqueClickRate = uniqueClickRate
         self.dismissalRate = dismissalRate
         self.uniqueDismissalRate = uniqueDismissalRate
+        self.directOpens = pushOpens?.directOpens
+        self.uniqueDirectOpens = pushOpens?.uniqueDirectOpens
+        self.influencedOpens = pushOpens?.influencedOpens
+        self.totalOpens = pushOpens?.totalOpens
+        self.directOpenRate = pushOpens?.directOpenRate
+        self.totalOpenRate = pushOpens?.totalOpenRate
     }
 }

@@ -1,0 +1,29 @@
+/// The push columns of a unique-impressions row (0029), given together: a push row has all of them, a row of
+/// another channel none.
+public struct PushOpens: Sendable, Equatable {
+    /// Direct opens: the push clicks.
+    public var directOpens: Int64
+    /// Users with a direct open.
+    public var uniqueDirectOpens: Int64
+    /// Users who opened the app within the influenced-open window after a send, without a direct open.
+    public var influencedOpens: Int64
+    /// uniqueDirectOpens + influencedOpens.
+    public var totalOpens: Int64
+    /// uniqueDirectOpens / unique recipients; `nil` without recipients.
+    public var directOpenRate: Double?
+    /// totalOpens / unique recipients; `nil` without recipients.
+    public var totalOpenRate: Double?
+
+    /// Creates the push columns of a row.
+    public init(
+        directOpens: Int64, uniqueDirectOpens: Int64, influencedOpens: Int64, totalOpens: Int64,
+        directOpenRate: Double?, totalOpenRate: Double?
+    ) {
+        self.directOpens = directOpens
+        self.uniqueDirectOpens = uniqueDirectOpens
+        self.influencedOpens = influencedOpens
+        self.totalOpens = totalOpens
+        self.directOpenRate = directOpenRate
+        self.totalOpenRate = totalOpenRate
+    }
+}
