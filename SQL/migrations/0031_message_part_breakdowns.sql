@@ -368,6 +368,37 @@ where e.type in ('impression', 'click', 'dismissal', 'send')
 group by 1, 2, 3, 4;
 
 
+-- The reference of 0029 keeps its body for the breakdowns it had, under another name, and the part
+-- breakdowns are computed from raw events by unique_impressions_by_part. The body names its arguments by the
+-- function's name, so the copy spells them by the new one (a plain RENAME would leave it naming a function
+-- that no longer has them).
+do $rename$
+declare
+    reference constant regprocedure :=
+        'cardinal.unique_impressions_reference(text, date, date, boolean, text, text)'::regprocedure;
+begin
+    execute (
+        select format('create function cardinal.unique_impressions_reference_of_0029(%s) returns %s '
+                      'language sql stable as %L',
+                      pg_catalog.pg_get_function_arguments(p.oid), pg_catalog.pg_get_function_result(p.oid),
+                      replace(p.prosrc, 'unique_impressions_reference.', 'unique_impressions_reference_of_0029.'))
+        from pg_catalog.pg_proc as p
+        where p.oid = reference
+    );
+    execute format('drop function %s', reference);
+end
+$rename$;
+
+alter function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text)
+    owner to cardinal_owner;
+
+grant execute on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text)
+    to cardinal_reader;
+
+comment on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) is
+    'The reference unique-impressions report of 0029 over raw events: no breakdown, or by day, platform, '
+    'sdk_version or app_version. unique_impressions_reference calls it for those.';
+
 -- The breakdowns by part, from the state (from_state) or from the raw events (for the reference). See the
 -- design notes for what each row holds.
 create function cardinal.unique_impressions_by_part(
@@ -615,37 +646,6 @@ comment on function cardinal.unique_impressions(text, date, date, boolean, text,
     'divide by unique_recipients. Definitions in SQL/migrations/0010_unique_impressions.sql, 0029 and 0031; '
     'unique_impressions_reference computes the same from raw events.';
 
-
--- The reference of 0029 keeps its body for the breakdowns it had, under another name, and the part
--- breakdowns are computed from raw events by unique_impressions_by_part. The body names its arguments by the
--- function's name, so the copy spells them by the new one (a plain RENAME would leave it naming a function
--- that no longer has them).
-do $rename$
-declare
-    reference constant regprocedure :=
-        'cardinal.unique_impressions_reference(text, date, date, boolean, text, text)'::regprocedure;
-begin
-    execute (
-        select format('create function cardinal.unique_impressions_reference_of_0029(%s) returns %s '
-                      'language sql stable as %L',
-                      pg_catalog.pg_get_function_arguments(p.oid), pg_catalog.pg_get_function_result(p.oid),
-                      replace(p.prosrc, 'unique_impressions_reference.', 'unique_impressions_reference_of_0029.'))
-        from pg_catalog.pg_proc as p
-        where p.oid = reference
-    );
-    execute format('drop function %s', reference);
-end
-$rename$;
-
-alter function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text)
-    owner to cardinal_owner;
-
-grant execute on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text)
-    to cardinal_reader;
-
-comment on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) is
-    'The reference unique-impressions report of 0029 over raw events: no breakdown, or by day, platform, '
-    'sdk_version or app_version. unique_impressions_reference calls it for those.';
 
 create function cardinal.unique_impressions_reference(
     app          text,
