@@ -169,6 +169,7 @@ declare
     -- The raw keys (events.user_key) of the events the keys' state was folded from: the keys themselves
     -- and the anonymous keys of the devices linked to them.
     raw_keys   text[];
+    touched    bigint[];
 begin
     perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
     select w.folded_below into watermark from cardinal.report_fold_watermark as w;
@@ -220,17 +221,26 @@ begin
                    and g.app_version is not distinct from f.app_version
                    and g.test = f.test
         group by g.group_id, local.day
+    ),
+    reduced as (
+        update cardinal.report_daily_counts as c
+        set impressions = c.impressions - x.impressions,
+            clicks = c.clicks - x.clicks,
+            dismissals = c.dismissals - x.dismissals,
+            sends = c.sends - x.sends,
+            control_impressions = c.control_impressions - x.control_impressions,
+            control_sends = c.control_sends - x.control_sends
+        from counted as x
+        where c.group_id = x.group_id and c.day = x.day
+        returning c.group_id
     )
-    update cardinal.report_daily_counts as c
-    set impressions = c.impressions - x.impressions,
-        clicks = c.clicks - x.clicks,
-        dismissals = c.dismissals - x.dismissals,
-        sends = c.sends - x.sends,
-        control_impressions = c.control_impressions - x.control_impressions,
-        control_sends = c.control_sends - x.control_sends
-    from counted as x
-    where c.group_id = x.group_id and c.day = x.day;
-    get diagnostics report_daily_counts = row_count;
+    select array_agg(distinct group_id), count(*) into touched, report_daily_counts from reduced;
+    -- A day left with no event goes, as a fresh fold would never have made it; the fold makes it again for
+    -- the events queued below.
+    delete from cardinal.report_daily_counts as c
+    where c.group_id = any(touched)
+      and c.impressions = 0 and c.clicks = 0 and c.dismissals = 0 and c.sends = 0
+      and c.control_impressions = 0 and c.control_sends = 0;
 
     -- Triggers take the same users' day pairs (0025) and dismissals (0027) out.
     delete from cardinal.report_user_state as u
@@ -478,6 +488,16 @@ $requalify$;
 -- Erasure (0022) with the links: 0022's body under a new name, run between forgetting the state the
 -- identity's links merged and relinking the devices it was linked to.
 alter function cardinal.erase_identity(bigint, text, text, boolean) rename to erase_identity_of_0022;
+
+-- Its body names its arguments after the function (erase_identity.app_id), which a rename does not follow
+-- (as in 0027).
+do $requalify$
+begin
+    execute regexp_replace(
+        pg_catalog.pg_get_functiondef('cardinal.erase_identity_of_0022(bigint, text, text, boolean)'::regprocedure),
+        '\merase_identity\.', 'erase_identity_of_0022.', 'g');
+end
+$requalify$;
 
 comment on function cardinal.erase_identity_of_0022(bigint, text, text, boolean) is
     '0022''s erase_identity under its new name: erase_identity (0028) runs it after taking the identity''s '

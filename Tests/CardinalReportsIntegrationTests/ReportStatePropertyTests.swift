@@ -32,7 +32,8 @@ import TestSupport
         }
 
         /// Creates the workload's app and settings and writes its batches through the event writer, folding the
-        /// queue after some of them, so that reports read a mix of folded state and queued events.
+        /// queue after some of them, so that reports read a mix of folded state and queued events, and learns the
+        /// identity links of the events left unfolded.
         func load(_ workload: RandomWorkload, app name: String, generator: inout SeededGenerator) throws -> Int64 {
             let app = try AppStore(connection: connection).create(name: name, reportTimeZone: workload.timeZone)
             for campaign in RandomWorkload.campaigns {
@@ -54,6 +55,8 @@ import TestSupport
                     #expect(try state.fold() != nil)
                 }
             }
+            // A login merges at the fold (0028): learn the unfolded ones, so the reference can be compared.
+            try learnIdentityLinks(connection)
             return app.id
         }
 
