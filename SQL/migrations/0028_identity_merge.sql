@@ -3,29 +3,35 @@
 --
 -- Design notes (why, not what):
 --
--- * The rule is the seeds' (Braze SDK docs): on changeUser "los datos del perfil anónimo se fusionan con el
---   nuevo perfil identificado" — the anonymous profile merges into the newly identified one. After
---   changeUser the SDKs send user_id and device_id together, so an event carrying both links the device to
---   the user. Cardinal keeps one link per app and device (identity_links): the FIRST user seen with the
---   device, by event time (then event id, so ties are deterministic). That user owns all the device's
---   anonymous events (device_id without user_id), before and after the login.
+-- * The rule is the seeds' (Braze Web SDK docs, "Cómo funciona changeUser()"): "Cuando un usuario anónimo
+--   llama a changeUser() con un ID de usuario nuevo (que aún no existe en Braze), los datos del perfil
+--   anónimo se fusionan con el nuevo perfil identificado. Cuando un usuario anónimo llama a changeUser() con
+--   un ID de usuario existente, los datos del perfil anónimo no se fusionan con el perfil identificado."
+--   After changeUser the SDKs send user_id and device_id together, so an event carrying both links the
+--   device to the user. Cardinal keeps one link per app and device (identity_links): the FIRST user seen
+--   with the device, by event time (then event id, so ties are deterministic). When that user is new (no
+--   event of theirs before the login, by event time) the link is merged: every anonymous event of the device
+--   (device_id without user_id), before and after the login, counts as the user. When the user already
+--   existed, nothing merges and the anonymous events keep counting as the device, as in Braze.
 --
--- * Shared tablets: a second user logging in on the same device later gets none of the anonymous history;
---   their own events (user_id set) stay theirs, as everyone's do. History goes to one user only, never to
---   two, so uniques never count an anonymous impression twice. When the first user already had events of
---   their own, the device's history is added to them: days are unions, the user counts once.
+-- * Shared tablets: a second user logging in on the same device later gets none of the anonymous history
+--   (in Braze the anonymous profile is gone after the first changeUser); their own events (user_id set) stay
+--   theirs, as everyone's do. History goes to one user at most, never to two, so uniques never count an
+--   anonymous impression twice.
 --
--- * A late event can change who was first (an event carrying both ids, timed before the link): the history
---   moves to the new first user, as if the events had arrived in time order.
+-- * A late event can change the answer: an event carrying both ids timed before the link moves the history
+--   to its user (or back to the device, if that user existed); an event of the linked user timed before the
+--   login makes them an existing user and the history goes back to the device. As if the events had arrived
+--   in time order.
 --
--- * The report state is keyed by the resolved user key: coalesce(user_id, linked user of the device,
+-- * The report state is keyed by the resolved user key: coalesce(user_id, user of the device's merged link,
 --   'device:' || device_id). events.user_key stays the raw key (0005), so the state's events are found as
 --   before; report_unfolded_events() resolves through identity_links, so the fold and the reports' unfolded
 --   tail resolve the same way.
 --
 -- * Links are learned by the fold, from the events it folds (fold_identity_links, the fold's first step):
---   for every device whose link is new or moves, the state of its old key (the device's, or the previous
---   first user's) is forgotten and that key's events queued again (requeue_identity_state), only those: a
+--   for every device whose anonymous events change owner, the state of its old key (the device's, or the
+--   previous user's) is forgotten and that key's events queued again (requeue_identity_state), only those: a
 --   re-key of one device, not a rebuild. The next steps of the same fold fold them under the new link, in
 --   the same transaction, so no report ever sees half a merge. Doing it in the writer's transaction instead
 --   would make ingest take the state lock, which the writers never wait for (0015). The cost: a login takes
@@ -37,8 +43,9 @@
 --
 -- * Erasure keeps its promise, "the reports read as if the identity had never existed": erasing a user
 --   removes its events and links, and each device it was linked to falls back to the next user who logged
---   in on it, or to the device; the device's anonymous events stay (erase the device to remove them).
---   Erasing a device removes its events and its link.
+--   in on it (merged if that user is new then), or to the device; the device's anonymous events stay (erase
+--   the device to remove them). Erasing a device removes its events and its link, and its users' events on
+--   it, which can make one of them new at a login elsewhere: their links are judged again.
 --
 -- * Retention: links outlive the events that made them (a link is not an event). When the month holding a
 --   device's first login expires, the device stays linked to that user, where the reference (raw events
@@ -51,6 +58,7 @@ create table cardinal.identity_links (
     user_id   text        not null,
     linked_at timestamptz not null,
     event_id  uuid        not null,
+    merged    boolean     not null,
 
     constraint identity_links_pkey primary key (app_id, device_id)
 );
@@ -60,61 +68,82 @@ alter table cardinal.identity_links owner to cardinal_owner;
 create index identity_links_user_idx on cardinal.identity_links (app_id, user_id);
 
 comment on table cardinal.identity_links is
-    'Identity merge (0028): the user each device''s anonymous events count as, one per app and device: the '
-    'first user (by event time, then event id) of an event carrying both device_id and user_id. Kept by the '
-    'report-state fold (fold_identity_links) and by erasure.';
+    'Identity merge (0028): the first user (by event time, then event id) of an event carrying both '
+    'device_id and user_id, one per app and device, and whether the device''s anonymous events count as that '
+    'user (merged). Kept by the report-state fold (fold_identity_links) and by erasure.';
 comment on column cardinal.identity_links.app_id is 'The app (apps.app_id).';
 comment on column cardinal.identity_links.device_id is 'The device (events.device_id).';
 comment on column cardinal.identity_links.user_id is
-    'The first user seen with the device: owns every event of the device that has no user_id.';
+    'The first user seen with the device: owns every event of the device that has no user_id when merged.';
 comment on column cardinal.identity_links.linked_at is 'Event time of the first event carrying both ids.';
 comment on column cardinal.identity_links.event_id is 'Id of that event: breaks ties between events of the same time.';
+comment on column cardinal.identity_links.merged is
+    'True when the user had no event before linked_at (a new user: the anonymous profile merges into it); '
+    'false for a user who existed already, whose profile stays apart from the device''s anonymous events.';
 comment on index cardinal.identity_links_user_idx is
     'The devices linked to one user (re-keying, erasure).';
 
 grant select on cardinal.identity_links to cardinal_reader;
 
 
--- The first login of each device in a set of events with both ids: one definition for the fold, the
--- backfill below and erasure.
-create function cardinal.first_logins(of_app bigint default null, of_device text default null)
-    returns table (app_id bigint, device_id text, user_id text, linked_at timestamptz, event_id uuid)
+-- Whether a user logging in at a time is new then: the seeds merge the anonymous profile into new users only.
+create function cardinal.identity_is_new(of_app bigint, of_user text, logged_in_at timestamptz)
+    returns boolean
     language sql
     stable
     set search_path = pg_catalog, pg_temp
 as $function$
-    select distinct on (e.app_id, e.device_id) e.app_id, e.device_id, e.user_id, e.time, e.id
-    from cardinal.events as e
-    where e.user_id is not null and e.device_id is not null
-      and (first_logins.of_app is null or e.app_id = first_logins.of_app)
-      and (first_logins.of_device is null or e.device_id = first_logins.of_device)
-    order by e.app_id, e.device_id, e.time, e.id;
+    -- Through user_key so that events_user_key_idx (0022) serves it.
+    select not exists (select from cardinal.events as e
+                       where e.app_id = of_app and e.user_key = of_user and e.user_id = of_user
+                         and e.time < logged_in_at);
+$function$;
+
+alter function cardinal.identity_is_new(bigint, text, timestamptz) owner to cardinal_owner;
+
+comment on function cardinal.identity_is_new(bigint, text, timestamptz) is
+    'True when the app has no event of the user before logged_in_at: a login then merges the device''s '
+    'anonymous profile into the user (identity_links.merged).';
+
+
+-- The first login of each device in a set of events with both ids: one definition for the backfill below
+-- and erasure.
+create function cardinal.first_logins(of_app bigint default null, of_device text default null)
+    returns table (app_id bigint, device_id text, user_id text, linked_at timestamptz, event_id uuid,
+                   merged boolean)
+    language sql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+    select f.*, cardinal.identity_is_new(f.app_id, f.user_id, f.time)
+    from (
+        select distinct on (e.app_id, e.device_id) e.app_id, e.device_id, e.user_id, e.time, e.id
+        from cardinal.events as e
+        where e.user_id is not null and e.device_id is not null
+          and (first_logins.of_app is null or e.app_id = first_logins.of_app)
+          and (first_logins.of_device is null or e.device_id = first_logins.of_device)
+        order by e.app_id, e.device_id, e.time, e.id
+    ) as f;
 $function$;
 
 alter function cardinal.first_logins(bigint, text) owner to cardinal_owner;
 
 comment on function cardinal.first_logins(bigint, text) is
-    'Per app and device, the first stored event carrying both device_id and user_id (by time, then id): what '
-    'identity_links holds for it. of_app and of_device NULL = all.';
+    'Per app and device, the first stored event carrying both device_id and user_id (by time, then id) and '
+    'whether its user was new then: what identity_links holds for it. of_app and of_device NULL = all.';
 
-insert into cardinal.identity_links (app_id, device_id, user_id, linked_at, event_id)
+insert into cardinal.identity_links (app_id, device_id, user_id, linked_at, event_id, merged)
 select * from cardinal.first_logins();
 
 
--- The link changes the next fold makes: events carrying both ids stored since the last fold that link a
--- device for the first time, or earlier than its link.
-create function cardinal.pending_identity_links()
-    returns table (
-        app_id           bigint,
-        device_id        text,
-        user_id          text,
-        linked_at        timestamptz,
-        event_id         uuid,
-        previous_user_id text
-    )
+-- The identified events stored since the last fold: the logins the next fold learns, and the users who turn
+-- out to have existed before a login.
+create function cardinal.unfolded_identified_events()
+    returns table (app_id bigint, device_id text, user_id text, "time" timestamptz, id uuid)
     -- PL/pgSQL with report_unfolded_events()'s settings: the same BRIN bitmap scan finds the new events.
     language plpgsql
     stable
+    rows 100
     set search_path = pg_catalog, pg_temp
     set enable_seqscan = off
     set enable_indexscan = off
@@ -125,18 +154,64 @@ create function cardinal.pending_identity_links()
 as $function$
 begin
     return query
-    select n.app_id, n.device_id, n.user_id, n.time, n.id, l.user_id
-    from (
-        select distinct on (e.app_id, e.device_id) e.app_id, e.device_id, e.user_id, e.time, e.id
-        from cardinal.events as e
-        where e.stored_xid >= (select w.folded_below from cardinal.report_fold_watermark as w)
-          and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid)
-          and e.user_id is not null and e.device_id is not null
-        order by e.app_id, e.device_id, e.time, e.id
-    ) as n
-    left join cardinal.identity_links as l on l.app_id = n.app_id and l.device_id = n.device_id
-    where l.app_id is null or (n.time, n.id) < (l.linked_at, l.event_id);
+    select e.app_id, e.device_id, e.user_id, e.time, e.id
+    from cardinal.events as e
+    where e.stored_xid >= (select w.folded_below from cardinal.report_fold_watermark as w)
+      and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid)
+      and e.user_id is not null;
 end
+$function$;
+
+alter function cardinal.unfolded_identified_events() owner to cardinal_owner;
+
+comment on function cardinal.unfolded_identified_events() is
+    'The events with a user_id stored since the last report-state fold (report_unfolded_events'' second '
+    'half): what pending_identity_links() learns from.';
+
+
+create function cardinal.pending_identity_links()
+    returns table (
+        app_id       bigint,
+        device_id    text,
+        user_id      text,
+        linked_at    timestamptz,
+        event_id     uuid,
+        merged       boolean,
+        previous_key text
+    )
+    language sql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+    with seen as materialized (
+        select * from cardinal.unfolded_identified_events()
+    ),
+    logins as (
+        select distinct on (s.app_id, s.device_id) s.app_id, s.device_id, s.user_id, s.time, s.id
+        from seen as s
+        where s.device_id is not null
+        order by s.app_id, s.device_id, s.time, s.id
+    ),
+    -- A device linked for the first time, or by an earlier login.
+    relinked as (
+        select n.app_id, n.device_id, n.user_id, n.time as linked_at, n.id as event_id,
+               cardinal.identity_is_new(n.app_id, n.user_id, n.time) as merged,
+               case when l.merged then l.user_id else 'device:' || n.device_id end as previous_key
+        from logins as n
+        left join cardinal.identity_links as l on l.app_id = n.app_id and l.device_id = n.device_id
+        where l.app_id is null or (n.time, n.id) < (l.linked_at, l.event_id)
+    ),
+    -- A merged link whose user has an event before the login: the user existed, nothing merges.
+    existed as (
+        select distinct l.app_id, l.device_id, l.user_id, l.linked_at, l.event_id, false, l.user_id
+        from seen as s
+        join cardinal.identity_links as l on l.app_id = s.app_id and l.user_id = s.user_id
+        where l.merged and s.time < l.linked_at
+          and not exists (select from relinked as r where r.app_id = l.app_id and r.device_id = l.device_id)
+    )
+    select * from relinked
+    union all
+    select * from existed;
 $function$;
 
 alter function cardinal.pending_identity_links() owner to cardinal_owner;
@@ -144,10 +219,10 @@ alter function cardinal.pending_identity_links() owner to cardinal_owner;
 grant execute on function cardinal.pending_identity_links() to cardinal_reader;
 
 comment on function cardinal.pending_identity_links() is
-    'Identity links the next report-state fold makes or moves: per app and device, the first unfolded event '
-    'carrying both ids when the device has no link or an older-timed one, with the user the device is linked '
-    'to now (previous_user_id, NULL when none). Until that fold, the device''s anonymous events count under '
-    'previous_user_id or the device.';
+    'Identity links the next report-state fold makes or changes: per app and device, the first unfolded event '
+    'carrying both ids when the device has no link or an older-timed one, or a merged link whose user has an '
+    'unfolded event before the login (then merged turns false). previous_key: what the device''s anonymous '
+    'events count as until that fold (the merged user, else device: || device_id).';
 
 
 -- Forgets the state of some resolved user keys and queues their events again: the re-key of 0015's notes.
@@ -178,7 +253,7 @@ begin
         union
         select 'device:' || l.device_id
         from cardinal.identity_links as l
-        where l.app_id = target_app and l.user_id = any(user_keys)
+        where l.app_id = target_app and l.user_id = any(user_keys) and l.merged
     );
 
     -- The day counts mix every user, so they lose exactly what the queued-again events added (as 0022's
@@ -286,7 +361,7 @@ comment on function cardinal.requeue_identity_state(bigint, text[]) is
     'Re-keying (0028): deletes the report state of the given resolved user keys of one app (report_user_state '
     'with its day pairs and dismissals, report_session_state, report_conversion_state), subtracts their '
     'folded events from report_daily_counts and queues those events again (events.user_key among the keys or '
-    'the anonymous keys of the devices linked to them), so that the next fold makes their state anew under '
+    'the anonymous keys of the devices merged into them), so that the next fold makes their state anew under '
     'identity_links as they are then. Takes the state lock; returns what it touched.';
 
 
@@ -303,19 +378,20 @@ begin
     -- call below finds the same changes.)
     perform cardinal.requeue_identity_state(c.app_id, c.old_keys)
     from (
-        select p.app_id, array_agg(distinct coalesce(p.previous_user_id, 'device:' || p.device_id)) as old_keys
+        select p.app_id, array_agg(distinct p.previous_key) as old_keys
         from cardinal.pending_identity_links() as p
-        where p.previous_user_id is distinct from p.user_id
+        where p.previous_key <> case when p.merged then p.user_id else 'device:' || p.device_id end
         group by p.app_id
         order by p.app_id
     ) as c;
 
-    insert into cardinal.identity_links as l (app_id, device_id, user_id, linked_at, event_id)
-    select p.app_id, p.device_id, p.user_id, p.linked_at, p.event_id
+    insert into cardinal.identity_links as l (app_id, device_id, user_id, linked_at, event_id, merged)
+    select p.app_id, p.device_id, p.user_id, p.linked_at, p.event_id, p.merged
     from cardinal.pending_identity_links() as p
     order by p.app_id, p.device_id
     on conflict (app_id, device_id) do update set
-        user_id = excluded.user_id, linked_at = excluded.linked_at, event_id = excluded.event_id;
+        user_id = excluded.user_id, linked_at = excluded.linked_at, event_id = excluded.event_id,
+        merged = excluded.merged;
 end
 $function$;
 
@@ -325,7 +401,7 @@ revoke execute on function cardinal.fold_identity_links() from public;
 
 comment on function cardinal.fold_identity_links() is
     'Part of fold_report_state() (0028), its first step: applies pending_identity_links(), re-keying the old '
-    'key of every device whose link is new or moves (requeue_identity_state), so that the rest of the fold '
+    'key of every device whose anonymous events change owner (requeue_identity_state), so that the rest of the fold '
     'folds their events under the new links. Not to be called alone.';
 
 
@@ -397,14 +473,15 @@ begin
            q.variant_id, q.control, q.platform, q.sdk_version, q.app_version, q.test, coalesce(l.user_id, q.user_key),
            q.session_id, q.message_id, q.conversion_name, null::bigint
     from cardinal.report_fold_queue as q
-    left join cardinal.identity_links as l on l.app_id = q.app_id and 'device:' || l.device_id = q.user_key
+    left join cardinal.identity_links as l
+        on l.app_id = q.app_id and 'device:' || l.device_id = q.user_key and l.merged
     union all
     select e.app_id, e.id, e.time, e.received_at, e.type, e.channel, e.campaign_id, e.canvas_id, e.canvas_step_id,
            e.variant_id, e.control, e.platform, e.sdk_version, e.app_version, e.test, coalesce(l.user_id, e.user_key),
            e.session_id, e.message_id, e.conversion_name, e.stored_xid
     from cardinal.events as e
     left join cardinal.identity_links as l
-        on l.app_id = e.app_id and l.device_id = e.device_id and e.user_id is null
+        on l.app_id = e.app_id and l.device_id = e.device_id and e.user_id is null and l.merged
     where e.stored_xid >= (select w.folded_below from cardinal.report_fold_watermark as w)
       and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid);
 end
@@ -413,8 +490,8 @@ $function$;
 comment on function cardinal.report_unfolded_events() is
     'The stored events not yet folded into the report state: the re-queued ones (report_fold_queue, '
     'stored_xid NULL) and those stored since the last fold (events past report_fold_watermark), with '
-    'user_key resolved through identity_links (0028): an anonymous event of a linked device counts as its '
-    'user. The report_pending_* views aggregate them.';
+    'user_key resolved through identity_links (0028): an anonymous event of a device with a merged link '
+    'counts as its user. The report_pending_* views aggregate them.';
 
 
 -- The raw events with the identity rule applied from the raw events alone, for the reference functions.
@@ -427,10 +504,16 @@ select e.app_id, e.id, e.type, e.channel, e.time, e.received_at, e.user_id, e.de
        e.stored_xid
 from cardinal.events as e
 left join (
-    select distinct on (b.app_id, b.device_id) b.app_id, b.device_id, b.user_id
-    from cardinal.events as b
-    where b.user_id is not null and b.device_id is not null
-    order by b.app_id, b.device_id, b.time, b.id
+    select f.app_id, f.device_id, f.user_id
+    from (
+        select distinct on (b.app_id, b.device_id) b.app_id, b.device_id, b.user_id, b.time
+        from cardinal.events as b
+        where b.user_id is not null and b.device_id is not null
+        order by b.app_id, b.device_id, b.time, b.id
+    ) as f
+    -- Only a user new at the login: no event of theirs before it.
+    where not exists (select from cardinal.events as u
+                      where u.app_id = f.app_id and u.user_id = f.user_id and u.time < f.time)
 ) as first on first.app_id = e.app_id and first.device_id = e.device_id and e.user_id is null;
 
 alter view cardinal.identified_events owner to cardinal_owner;
@@ -440,7 +523,8 @@ grant select on cardinal.identified_events to cardinal_reader;
 comment on view cardinal.identified_events is
     'cardinal.events with user_key resolved by the identity-merge rule (0028) computed from the raw events '
     'alone, without identity_links: an anonymous event counts as the first user (by time, then id) of an '
-    'event carrying its device_id and a user_id. What the reference functions read.';
+    'event carrying its device_id and a user_id, when that user had no event before it. What the reference '
+    'functions read.';
 
 do $comments$
 declare
@@ -462,7 +546,8 @@ end
 $comments$;
 
 comment on column cardinal.identified_events.user_key is
-    'The resolved user: user_id, else the first user seen with the device, else ''device:'' || device_id.';
+    'The resolved user: user_id, else the first user seen with the device when new then, else '
+    '''device:'' || device_id.';
 
 
 -- The reference functions read identified_events instead of events: the same bodies, the identity merged.
@@ -513,24 +598,32 @@ declare
     audit    cardinal.erasures;
     forgotten record;
     unlinked text[];
+    users    text[];
     emptied_groups bigint;
 begin
     perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
     begin
         -- Every resolved key whose state the identity's events or links fed, forgotten and queued again.
         if kind = 'device' then
-            select * into forgotten
-            from cardinal.requeue_identity_state(target_app, array(
-                select 'device:' || identity
-                union
+            users := array(
                 select e.user_id from cardinal.events as e
                 where e.app_id = target_app and e.device_id = identity and e.user_id is not null
                 union
                 select l.user_id from cardinal.identity_links as l
-                where l.app_id = target_app and l.device_id = identity));
+                where l.app_id = target_app and l.device_id = identity);
         else
-            select * into forgotten from cardinal.requeue_identity_state(target_app, array[identity]);
+            users := array[identity];
         end if;
+        -- The users, and every device linked to them, merged or not: a link that changes (relinked, or
+        -- judged again below) may move a device's anonymous events either way.
+        select * into forgotten
+        from cardinal.requeue_identity_state(target_app, array(
+            select u from unnest(users) as u
+            union
+            select 'device:' || identity where kind = 'device'
+            union
+            select 'device:' || l.device_id from cardinal.identity_links as l
+            where l.app_id = target_app and l.user_id = any(users)));
 
         with deleted as (
             delete from cardinal.identity_links as l
@@ -548,10 +641,14 @@ begin
 
         -- Each device the erased user was linked to falls back to the next user who logged in on it; its
         -- anonymous events are queued already and fold under that link.
-        insert into cardinal.identity_links (app_id, device_id, user_id, linked_at, event_id)
+        insert into cardinal.identity_links (app_id, device_id, user_id, linked_at, event_id, merged)
         select f.*
         from unnest(coalesce(unlinked, '{}')) as d (device_id)
         cross join lateral cardinal.first_logins(target_app, d.device_id) as f;
+        -- A device's users lost their events on it, which may make them new at their logins elsewhere.
+        update cardinal.identity_links as l
+        set merged = cardinal.identity_is_new(l.app_id, l.user_id, l.linked_at)
+        where l.app_id = target_app and l.user_id = any(users);
 
         -- 0022 deletes the groups it emptied; the state it would have emptied them of went above.
         delete from cardinal.report_groups as g

@@ -5,8 +5,8 @@ import Foundation
 import PostgresClient
 import Testing
 
-/// The identity merge of 0028: a device's anonymous events count as the first user who logged in on it, in
-/// every report, once the fold has learned the login. Numbers worked out by hand in Asia/Tokyo (UTC+9): every
+/// The identity merge of 0028: a device's anonymous events count as the first user who logged in on it when that
+/// user was new then (the seeds' rule), in every report, once the fold has learned the login. Numbers worked out by hand in Asia/Tokyo (UTC+9): every
 /// event below is on report day 10 unless said otherwise.
 @Suite struct IdentityMergeTests {
     private func fold(_ scenario: ReportScenario) throws {
@@ -41,6 +41,12 @@ import Testing
         ).map { try $0.decode(String.self, at: 0) }
     }
 
+    private func merged(_ scenario: ReportScenario, device: String) throws -> Bool? {
+        try scenario.connection.query(
+            "select merged from cardinal.identity_links where app_id = $1 and device_id = $2", [scenario.app.id, device]
+        ).first?.decode(Bool.self, at: 0)
+    }
+
     private func link(_ scenario: ReportScenario, device: String) throws -> String? {
         try scenario.connection.query(
             "select user_id from cardinal.identity_links where app_id = $1 and device_id = $2", [scenario.app.id, device]
@@ -66,22 +72,46 @@ import Testing
         #expect(try findings() == [])
     }
 
-    @Test("A device's impression and its user's impression after login are one unique user, added to the user's own")
-    func deviceAndUserAreOneUnique() throws {
+    @Test("A device's impression and a new user's impression after login are one unique user")
+    func deviceAndNewUserAreOneUnique() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try scenario.write([
-            event(.impression, at: scenario.time(5, "01:00"), user: "u1", device: "d9"),  // u1 existed: day 5
+            event(.impression, at: scenario.time(5, "01:00"), device: "d1"),              // day 5
             event(.impression, at: scenario.time(10, "01:00"), device: "d1"),
-            event(.impression, at: scenario.time(10, "03:00"), user: "u1", device: "d1"),
+            event(.impression, at: scenario.time(10, "03:00"), user: "u1", device: "d1"),  // u1's first event
         ])
         try fold(scenario)
+        #expect(try merged(scenario, device: "d1") == true)
         let row = try uniques(scenario, 5, 10)
         #expect(row.impressions == 3)
         // u1 alone, not u1 and device:d1.
         #expect(row.uniqueImpressions == 1)
-        // Day 5 {u1}, day 10 {u1}: 2 pairs (3 without the merge).
+        // Day 5 {u1}, day 10 {u1}: 2 pairs (3 without the merge: day 10 {device:d1, u1}).
         #expect(row.uniqueDailyImpressions == 2)
+        #expect(try differencesFromReference(scenario, from: 5, to: 10) == 0)
+    }
+
+    @Test("A user who existed before logging in keeps the device's anonymous events apart, as Braze does")
+    func existingUserIsNotMerged() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            event(.impression, at: scenario.time(10, "01:00"), device: "d1"),
+            event(.impression, at: scenario.time(10, "03:00"), user: "u1", device: "d1"),
+        ])
+        try fold(scenario)
+        #expect(try uniques(scenario, 5, 10).uniqueImpressions == 1)
+
+        // Arrives late: u1 had an event on another device on day 5, so u1 existed when logging in on d1.
+        try scenario.write([event(.impression, at: scenario.time(5, "01:00"), user: "u1", device: "d9")])
+        try fold(scenario)
+        #expect(try link(scenario, device: "d1") == "u1")
+        #expect(try merged(scenario, device: "d1") == false)
+        let row = try uniques(scenario, 5, 10)
+        // u1 (day 5 and day 10) and device:d1 (day 10): 2 users, 3 pairs.
+        #expect(row.uniqueImpressions == 2)
+        #expect(row.uniqueDailyImpressions == 3)
         #expect(try differencesFromReference(scenario, from: 5, to: 10) == 0)
     }
 
