@@ -48,8 +48,9 @@
 --   it, which can make one of them new at a login elsewhere: their links are judged again.
 --
 -- * Retention: links outlive the events that made them (a link is not an event). When the month holding a
---   device's first login expires, the device stays linked to that user, where the reference (raw events
---   only) would pick the next user who logged in on it.
+--   device's first login, or a user's events before it, expires, the link stays as it was judged, where the
+--   reference (raw events only) would judge again from what is left: the next user who logged in, or the
+--   user as new. The state then keeps the history where it was, which is what the events said.
 
 
 create table cardinal.identity_links (
