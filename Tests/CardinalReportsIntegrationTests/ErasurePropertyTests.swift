@@ -66,6 +66,8 @@ import TestSupport
                     #expect(try state.fold() != nil)
                 }
             }
+            // A login merges at the fold (0032): learn the unfolded ones, as the reference sees them.
+            try learnIdentityLinks(connection)
             return app.id
         }
 

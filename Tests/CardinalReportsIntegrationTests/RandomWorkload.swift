@@ -35,6 +35,9 @@ struct RandomWorkload {
         for _ in 0..<count {
             events.append(Self.randomEvent(generator: &generator, baseTime: baseTime, people: people))
         }
+        for login in Self.logins(generator: &generator, baseTime: baseTime, people: people) {
+            events.insert(login, at: Int.random(in: 0...events.count, using: &generator))
+        }
         var batches: [[Event]] = []
         var remaining = events[...]
         while !remaining.isEmpty {
@@ -142,6 +145,38 @@ struct RandomWorkload {
                 let offset = generator.chance(0.1) ? 43_200 : Int.random(in: -7200..<72_000, using: &generator)
                 events.append(Event(id: UUID(), type: .sessionStart, time: sent.addingTimeInterval(Double(offset)),
                                     userID: user, test: generator.chance(0.1)))
+            }
+        }
+        return events
+    }
+
+    /// Tablets that log in (0032's identity merge): anonymous events, then a user logging in on the tablet (one
+    /// of the workload's users, who has events elsewhere, or a user new to the app), sometimes a second user
+    /// later (a shared tablet), and anonymous events again. Inserted anywhere in the writing order, so a login can
+    /// arrive after a later one (the history moves) or after the anonymous events it merges.
+    private static func logins(generator: inout SeededGenerator, baseTime: Date, people: String) -> [Event] {
+        var events: [Event] = []
+        for tablet in 0..<Int.random(in: 0...3, using: &generator) {
+            let device = "\(people)t\(tablet)"
+            let users = (0..<(generator.chance(0.4) ? 2 : 1)).map { _ in
+                generator.chance(0.5) ? "\(people)u\(Int.random(in: 0..<12, using: &generator))"
+                                      : "\(people)n\(Int.random(in: 0..<3, using: &generator))"
+            }
+            let campaign = generator.pick(campaigns)
+            let channel = generator.pick([Channel.contentCard, .inAppMessage])
+            let at = { (generator: inout SeededGenerator) in
+                baseTime.addingTimeInterval(Double(Int.random(in: 0..<(60 * 86_400), using: &generator)))
+            }
+            for user in [nil] + users + [nil] {
+                for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                    let type = generator.pick([EventType.impression, .impression, .click, .dismissal, .conversion])
+                    events.append(Event(
+                        id: UUID(), type: type, channel: type == .conversion ? nil : channel, time: at(&generator),
+                        userID: user, deviceID: device, source: type == .conversion ? nil : .campaign(campaign),
+                        variantID: type == .conversion ? nil : "v0",
+                        conversionName: type == .conversion ? generator.pick(conversions) : nil
+                    ))
+                }
             }
         }
         return events

@@ -32,7 +32,8 @@ import TestSupport
         }
 
         /// Creates the workload's app and settings and writes its batches through the event writer, folding the
-        /// queue after some of them, so that reports read a mix of folded state and queued events.
+        /// queue after some of them, so that reports read a mix of folded state and queued events, and learns the
+        /// identity links of the events left unfolded.
         func load(_ workload: RandomWorkload, app name: String, generator: inout SeededGenerator) throws -> Int64 {
             let app = try AppStore(connection: connection).create(name: name, reportTimeZone: workload.timeZone)
             for campaign in RandomWorkload.campaigns {
@@ -54,6 +55,8 @@ import TestSupport
                     #expect(try state.fold() != nil)
                 }
             }
+            // A login merges at the fold (0032): learn the unfolded ones, so the reference can be compared.
+            try learnIdentityLinks(connection)
             return app.id
         }
 
@@ -220,6 +223,20 @@ import TestSupport
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(Self.workloads) * 5)
+        // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
+        let merges = try bench.connection.query(
+            """
+            select count(*),
+                   count(*) filter (where (select count(distinct e.user_id) from cardinal.events as e
+                                           where e.app_id = l.app_id and e.device_id = l.device_id) > 1)
+            from cardinal.identity_links as l
+            where l.merged
+              and exists (select from cardinal.events as e
+                          where e.app_id = l.app_id and e.device_id = l.device_id and e.user_id is null)
+            """
+        ).first
+        #expect(try merges?.decode(Int64.self, at: 0) ?? 0 > Int64(Self.workloads) / 4)
+        #expect(try merges?.decode(Int64.self, at: 1) ?? 0 > Int64(Self.workloads) / 10)
         // The kinds of 0027 must have occurred in the workloads, or their equality proves nothing.
         for kind in ["repeated_impressions:warning", "control_impressions_missing:info", "push_opens_missing:critical",
                      "logging_stopped:warning", "repeated_dismissals:warning"] {
