@@ -35,9 +35,9 @@
 --   unfolded events (report_unfolded_events, 0021) do not carry. report_conversion_value_state keeps, per
 --   user and conversion name, the time, value and currency of the conversions that had a value, in three
 --   arrays appended together (so they stay aligned). Its unfolded part looks each unfolded conversion's
---   value up in cardinal.events by primary key (a scalar subquery per unfolded conversion, which no planner
---   setting turns into a scan of the events), rather than widening report_unfolded_events, whose result
---   type every pending view and the requeue depend on.
+--   value up in cardinal.events by primary key (report_unfolded_conversion_values: one pinned index probe per
+--   unfolded conversion), rather than widening report_unfolded_events, whose result type every pending view
+--   and the requeue depend on.
 -- * It follows report_conversion_state as 0027's report_dismissal_state follows report_user_state: the fold
 --   adds the unfolded valued conversions in the same snapshot, and a trigger deletes a user's rows here when
 --   that user's report_conversion_state row goes (erasure, requeue, retention), so no path that keeps
@@ -134,25 +134,52 @@ comment on column cardinal.report_conversion_value_state.currencies is
     'of times.';
 
 
--- The value is looked up by the event's primary key, one probe per unfolded conversion; the order is the
--- same in the three aggregates, so the arrays stay aligned.
+-- The unfolded conversions with a value, each looked up in cardinal.events by primary key: one index probe per
+-- unfolded conversion, pinned (hash and merge joins off), since the planner cannot know how few they are and
+-- would otherwise scan the events to hash them. PL/pgSQL with JIT off, like report_unfolded_events: as a
+-- view, the probe's cost estimate over every partition (a thousand guessed rows times 17 partitions) made
+-- each report compile its plan with JIT (0.5 s measured, for one row).
+create function cardinal.report_unfolded_conversion_values()
+    returns table (
+        app_id          bigint,
+        user_key        text,
+        conversion_name text,
+        test            boolean,
+        "time"          timestamptz,
+        id              uuid,
+        value           numeric,
+        currency        text
+    )
+    language plpgsql
+    stable
+    set search_path = pg_catalog, pg_temp
+    set enable_hashjoin = off
+    set enable_mergejoin = off
+    set jit = off
+as $function$
+begin
+    return query
+    select u.app_id, u.user_key, u.conversion_name, u.test, u.time, u.id, e.value, coalesce(e.currency, 'XXX')
+    from cardinal.report_unfolded_events() as u
+    join cardinal.events as e on e.app_id = u.app_id and e.time = u.time and e.id = u.id
+    where u.type = 'conversion' and e.type = 'conversion' and e.value is not null;
+end
+$function$;
+
+alter function cardinal.report_unfolded_conversion_values() owner to cardinal_owner;
+
+comment on function cardinal.report_unfolded_conversion_values() is
+    'The unfolded conversions (report_unfolded_events) that have a value, with the value and currency (''XXX'' '
+    'when none) looked up in cardinal.events by primary key. report_pending_conversion_value_facts aggregates them.';
+
+
+-- The order is the same in the three aggregates, so the arrays stay aligned.
 create view cardinal.report_pending_conversion_value_facts as
 select app_id, user_key, conversion_name, test,
        array_agg(time order by time, id) as times,
        array_agg(value order by time, id) as amounts,
        array_agg(currency order by time, id) as currencies
-from (
-    select u.app_id, u.user_key, u.conversion_name, u.test, u.time, u.id,
-           (select e.value
-            from cardinal.events as e
-            where e.app_id = u.app_id and e.time = u.time and e.id = u.id) as value,
-           (select coalesce(e.currency, 'XXX')
-            from cardinal.events as e
-            where e.app_id = u.app_id and e.time = u.time and e.id = u.id) as currency
-    from cardinal.report_unfolded_events() as u
-    where u.type = 'conversion'
-) as unfolded
-where value is not null
+from cardinal.report_unfolded_conversion_values()
 group by app_id, user_key, conversion_name, test;
 
 alter view cardinal.report_pending_conversion_value_facts owner to cardinal_owner;
@@ -286,6 +313,9 @@ comment on trigger report_conversion_state_forget_values on cardinal.report_conv
 -- unfolded). Under the state lock, so that no fold runs meanwhile.
 select pg_advisory_xact_lock(cardinal.report_state_lock_key());
 
+with unfolded as materialized (
+    select u.app_id, u.time, u.id from cardinal.report_unfolded_events() as u where u.type = 'conversion'
+)
 insert into cardinal.report_conversion_value_state
 select e.app_id, e.user_key, e.conversion_name, e.test,
        array_agg(e.time order by e.time, e.id), array_agg(e.value order by e.time, e.id),
@@ -293,8 +323,7 @@ select e.app_id, e.user_key, e.conversion_name, e.test,
 from cardinal.events as e
 where e.type = 'conversion'
   and e.value is not null
-  and not exists (select from cardinal.report_unfolded_events() as u
-                  where u.app_id = e.app_id and u.time = e.time and u.id = e.id)
+  and not exists (select from unfolded as u where u.app_id = e.app_id and u.time = e.time and u.id = e.id)
 group by 1, 2, 3, 4;
 
 
@@ -610,6 +639,8 @@ comment on function cardinal.control_arm_conversions(text, text, date, date, tim
     'the matured users and the converters. reference = true computes it with control_arms_reference over the '
     'raw events instead of the report state (for tests). app and campaign NULL = all.';
 
+
+grant execute on function cardinal.report_unfolded_conversion_values() to cardinal_reader;
 
 grant select on
     cardinal.campaign_conversion_events,
