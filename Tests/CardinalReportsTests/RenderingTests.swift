@@ -35,7 +35,7 @@ import Testing
             "day":"2026-11-03","impressions":4,"unique_impressions":3,"unique_daily_impressions":3,\
             "unique_recipients":3,"clicks":1,"unique_clicks":1,"dismissals":0,"unique_dismissals":0,\
             "click_rate":0.25,"unique_click_rate":0.3333333333333333,"dismissal_rate":0,\
-            "unique_dismissal_rate":null}]}
+            "unique_dismissal_rate":null}],"conversions":[]}
 
             """)
     }
