@@ -272,7 +272,7 @@ comment on function cardinal.fold_report_parts() is
     'which holds the state lock and moves the watermark; not to be called alone.';
 
 
--- 0029's fold_report_state with the parts step added (and 0025's work_mem, which CREATE OR REPLACE would
+-- 0030's fold_report_state with the parts step added (and 0025's work_mem, which CREATE OR REPLACE would
 -- otherwise drop).
 create or replace function cardinal.fold_report_state()
     returns bigint
@@ -294,6 +294,7 @@ begin
     perform cardinal.fold_report_row_days();
     perform cardinal.fold_report_dismissals();
     perform cardinal.fold_report_push_sends();
+    perform cardinal.fold_report_conversion_values();
     perform cardinal.fold_report_parts();
     return cardinal.fold_report_user_state();
 end

@@ -428,6 +428,7 @@ begin
     perform cardinal.fold_report_row_days();
     perform cardinal.fold_report_dismissals();
     perform cardinal.fold_report_push_sends();
+    perform cardinal.fold_report_conversion_values();
     perform cardinal.fold_report_parts();
     return cardinal.fold_report_user_state();
 end
@@ -575,6 +576,7 @@ begin
         'cardinal.unique_impressions_reference_of_0029'::regproc,
         'cardinal.unique_impressions_by_part'::regproc,
         'cardinal.push_opens_reference'::regproc,
+        'cardinal.campaign_conversions_reference'::regproc,
         'cardinal.control_arms_reference'::regproc,
         'cardinal.anomalies_reference_of_0017'::regproc,
         'cardinal.anomalies_since_0027'::regproc

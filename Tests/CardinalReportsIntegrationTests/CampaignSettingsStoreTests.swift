@@ -3,6 +3,35 @@ import Foundation
 import Testing
 
 @Suite struct CampaignSettingsStoreTests {
+    @Test("Up to four conversion events are kept in order, a fifth or a repeated name is refused, a reset removes all")
+    func furtherConversionEvents() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let store = CampaignSettingsStore(connection: scenario.connection)
+        let set = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), furtherConversionEvents: .set(["signup", "share", "review"])
+        ))
+        #expect(set.conversionEvent == "purchase")
+        #expect(set.furtherConversionEvents == ["signup", "share", "review"])
+        // Changing only the primary keeps the others.
+        let primary = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("order")))
+        #expect(primary.furtherConversionEvents == ["signup", "share", "review"])
+        #expect(try store.list().first?.furtherConversionEvents == ["signup", "share", "review"])
+        #expect(throws: CampaignSettingsError.invalidConversionEvents(["a", "b", "c", "d", "e"])) {
+            try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+                conversionEvent: .set("a"), furtherConversionEvents: .set(["b", "c", "d", "e"])
+            ))
+        }
+        #expect(throws: CampaignSettingsError.invalidConversionEvents(["a", "a"])) {
+            try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+                conversionEvent: .set("a"), furtherConversionEvents: .set(["a"])
+            ))
+        }
+        let cleared = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .reset))
+        #expect(cleared.conversionEvent == nil)
+        #expect(cleared.furtherConversionEvents.isEmpty)
+    }
+
     @Test("Setting a campaign creates it with defaults, later sets change only what they name, resets restore defaults")
     func setKeepAndReset() throws {
         let scenario = try ReportScenario()

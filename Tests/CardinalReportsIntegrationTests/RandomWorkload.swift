@@ -189,9 +189,15 @@ struct RandomWorkload {
         let device = user == nil || generator.chance(0.5) ? "\(people)d\(Int.random(in: 0..<8, using: &generator))" : nil
         let test = generator.chance(0.08)
         if type == .conversion {
+            // The value and currency follow from the time, so that the generator's sequence (and with it every
+            // workload) stays what it was before conversions had values: a third without a value, the rest in
+            // two currencies or none.
+            let seconds = Int(time.timeIntervalSince1970)
+            let value = seconds % 3 == 0 ? nil : Decimal(seconds % 97) / 4
             return Event(
                 id: UUID(), type: .conversion, time: time, userID: user, deviceID: device, test: test,
-                conversionName: generator.pick(conversions)
+                conversionName: generator.pick(conversions), value: value,
+                currency: value == nil ? nil : [nil, "USD", "EUR"][seconds % 7 % 3]
             )
         }
         let source: MessageSource = generator.chance(0.85)

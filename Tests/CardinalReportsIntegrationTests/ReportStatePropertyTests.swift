@@ -37,15 +37,24 @@ import TestSupport
         func load(_ workload: RandomWorkload, app name: String, generator: inout SeededGenerator) throws -> Int64 {
             let app = try AppStore(connection: connection).create(name: name, reportTimeZone: workload.timeZone)
             for campaign in RandomWorkload.campaigns {
+                let primary = generator.pick(RandomWorkload.conversions as [String?] + [nil])
                 try connection.execute(
                     """
                     insert into cardinal.campaign_settings (app_id, campaign_id, conversion_event, conversion_window,
                                                             report_time_zone)
                     values ($1, $2, $3, $4::interval, $5)
                     """,
-                    [app.id, campaign, generator.pick(RandomWorkload.conversions as [String?] + [nil]),
-                     generator.pick(["1 day", "3 days", "7 days"]), workload.campaignZones[campaign]]
+                    [app.id, campaign, primary, generator.pick(["1 day", "3 days", "7 days"]),
+                     workload.campaignZones[campaign]]
                 )
+                // Every other conversion name as a further conversion event (taking nothing from the generator,
+                // so the workloads stay those the other comparisons were written against).
+                for (offset, name) in RandomWorkload.conversions.filter({ $0 != primary }).enumerated() {
+                    try connection.execute(
+                        "insert into cardinal.campaign_conversion_events values ($1, $2, $3, $4)",
+                        [app.id, campaign, Int16(offset + 2), name]
+                    )
+                }
             }
             for batch in workload.batches {
                 _ = try writer.write(
@@ -121,6 +130,40 @@ import TestSupport
             )
         }
 
+        func campaignConversions(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            return try differences(
+                "campaign_conversions", "$1, $2, $3, $4, $5",
+                [app, baseDay.adding(days: first), baseDay.adding(days: last),
+                 generator.pick([nil, nil] + RandomWorkload.campaigns), generator.chance(0.3)]
+            )
+        }
+
+        /// control_arm_conversions from state against the same over raw events (its `reference` argument).
+        func controlArmConversions(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
+            let arguments = "$1, $2, $3, $4, $5, $6"
+            let row = try connection.query(
+                """
+                select (select count(*) from (
+                            select * from cardinal.control_arm_conversions(\(arguments), false)
+                            except all
+                            select * from cardinal.control_arm_conversions(\(arguments), true)) as extra)
+                     + (select count(*) from (
+                            select * from cardinal.control_arm_conversions(\(arguments), true)
+                            except all
+                            select * from cardinal.control_arm_conversions(\(arguments), false)) as missing),
+                       (select count(*) from cardinal.control_arm_conversions(\(arguments), true))
+                """,
+                [app, generator.pick([nil, nil] + RandomWorkload.campaigns), baseDay.adding(days: first),
+                 baseDay.adding(days: last), asOf, generator.chance(0.3)]
+            ).first
+            return (try row?.decode(Int64.self, at: 0) ?? -1, try row?.decode(Int64.self, at: 1) ?? -1)
+        }
+
         /// The app's report state as text, in a fixed order, with each set of days, times and message ids
         /// sorted and without repeats (the fold may append them in any order, and repeat a day).
         func state(of appID: Int64) throws -> [String] {
@@ -165,6 +208,12 @@ import TestSupport
                 from cardinal.report_conversion_state as c
                 where c.app_id = $1
                 union all
+                select format('%s %s %s %s', v.user_key, v.conversion_name, v.test,
+                              cardinal_test_sorted(array(select format('%s %s %s', t, a, c)
+                                                         from unnest(v.times, v.amounts, v.currencies) as z (t, a, c))))
+                from cardinal.report_conversion_value_state as v
+                where v.app_id = $1
+                union all
                 select format('%s %s', r, d) from cardinal.report_row_user_days as d
                 join cardinal.report_rows as r using (row_id)
                 where r.app_id = $1
@@ -197,6 +246,7 @@ import TestSupport
         defer { bench.database.drop() }
         var compared: Int64 = 0
         var kinds: Set<String> = []
+        var conversionRows: Int64 = 0
         for seed in 1...Self.workloads {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -217,12 +267,23 @@ import TestSupport
                 #expect(differences == 0, "anomalies differs on workload \(seed)")
                 compared += rows
             }
+            // Drawn from a generator of their own, so the workloads and the other comparisons stay as they were.
+            var conversionsGenerator = SeededGenerator(seed: seed &+ 500_000)
+            for _ in 0..<2 {
+                let (differences, rows) = try bench.campaignConversions(app: app, generator: &conversionsGenerator)
+                #expect(differences == 0, "campaign_conversions differs on workload \(seed)")
+                conversionRows += rows
+                let (armDifferences, armRows) = try bench.controlArmConversions(app: app, generator: &conversionsGenerator)
+                #expect(armDifferences == 0, "control_arm_conversions differs on workload \(seed)")
+                conversionRows += armRows
+            }
             kinds.formUnion(try bench.kinds(app: app))
             // As cardinald would by now: the next workload's reports then read only its own queued events.
             _ = try bench.state.fold()
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(Self.workloads) * 5)
+        #expect(conversionRows > Int64(Self.workloads))
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """

@@ -50,7 +50,7 @@ import Testing
             #expect(!csv.contains("No "))
         }
         #expect(csv(unique).hasPrefix("app,campaign_id,canvas_id,"))
-        #expect(unique.render(.json) == #"{"report":"unique-impressions","from":"2026-11-01","to":"2026-11-30","rows":[]}"# + "\n")
+        #expect(unique.render(.json) == #"{"report":"unique-impressions","from":"2026-11-01","to":"2026-11-30","rows":[],"conversions":[]}"# + "\n")
         #expect(anomalies.render(.json) == #"{"report":"anomalies","findings":[]}"# + "\n")
         #expect(control.render(.json) == #"{"report":"control","campaigns":[]}"# + "\n")
     }

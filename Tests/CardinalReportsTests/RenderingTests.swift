@@ -36,7 +36,7 @@ import Testing
             "unique_recipients":3,"clicks":1,"unique_clicks":1,"dismissals":0,"unique_dismissals":0,\
             "click_rate":0.25,"unique_click_rate":0.3333333333333333,"dismissal_rate":0,\
             "unique_dismissal_rate":null,"direct_opens":null,"unique_direct_opens":null,"influenced_opens":null,\
-            "total_opens":null,"direct_open_rate":null,"total_open_rate":null}]}
+            "total_opens":null,"direct_open_rate":null,"total_open_rate":null}],"conversions":[]}
 
             """)
     }

@@ -3,13 +3,15 @@ import CardinalStore
 
 extension UniqueImpressionsReport {
     /// The report in `format`: JSON is the contract of issue 4
-    /// (`{"report":"unique-impressions","from","to","rows":[…]}`), with the breakdown as an extra member of
-    /// each row named after it (`"day"`, `"platform"`, …). Without rows the table and the page say so, naming
-    /// the scope; CSV keeps its header and JSON its empty `rows`.
+    /// (`{"report":"unique-impressions","from","to","rows":[…],"conversions":[…]}`), with the breakdown as an
+    /// extra member of each row named after it (`"day"`, `"platform"`, …). The table and the page add a
+    /// conversions table when a campaign has conversion events; CSV holds the rows only. Without rows the table
+    /// and the page say so, naming the scope; CSV keeps its header and JSON its empty `rows`.
     public func render(_ format: OutputFormat) -> String {
         switch format {
         case .table where rows.isEmpty: emptyLine + "\n"
-        case .table: table(exact: false).renderAligned()
+        case .table where conversions.isEmpty: table(exact: false).renderAligned()
+        case .table: table(exact: false).renderAligned() + "\nConversions\n" + conversionsTable().renderAligned()
         case .csv: table(exact: true).renderCSV()
         case .json: json.compactText + "\n"
         case .html:
@@ -17,6 +19,9 @@ extension UniqueImpressionsReport {
                 title: "Unique impressions",
                 notes: [ReportText.scopeLine(scope)] + (rows.isEmpty ? [emptyLine] : []),
                 sections: rows.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
+                    + (conversions.isEmpty ? [] : [
+                        HTMLPage.Section(heading: "Conversions", body: conversionsTable().renderHTMLTable()),
+                    ])
             ).render()
         }
     }
@@ -33,6 +38,7 @@ extension UniqueImpressionsReport {
             ("from", .string(scope.from.description)),
             ("to", .string(scope.to.description)),
             ("rows", .array(rows.map(rowJSON))),
+            ("conversions", conversionsJSON),
         ])
     }
 

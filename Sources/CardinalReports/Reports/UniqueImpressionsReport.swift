@@ -1,7 +1,8 @@
 public import CardinalStore
 
 /// The unique-impressions report: impressions, uniques, recipients, clicks and dismissals with their rates,
-/// per app × campaign (or canvas step) × variant × channel, computed by `cardinal.unique_impressions`.
+/// per app × campaign (or canvas step) × variant × channel, computed by `cardinal.unique_impressions`; and the
+/// campaigns' conversions and revenue per variant and conversion event, by `cardinal.campaign_conversions`.
 public struct UniqueImpressionsReport: Sendable, Equatable {
     /// What the report covers.
     public var scope: ReportScope
@@ -9,12 +10,18 @@ public struct UniqueImpressionsReport: Sendable, Equatable {
     public var breakdown: ReportBreakdown?
     /// The rows, in the SQL function's order.
     public var rows: [UniqueImpressionsRow]
+    /// Conversions per campaign × variant × conversion event (never broken down), in the SQL function's order.
+    public var conversions: [CampaignConversionRow]
 
     /// Creates a report from rows already computed.
-    public init(scope: ReportScope, breakdown: ReportBreakdown?, rows: [UniqueImpressionsRow]) {
+    public init(
+        scope: ReportScope, breakdown: ReportBreakdown?, rows: [UniqueImpressionsRow],
+        conversions: [CampaignConversionRow] = []
+    ) {
         self.scope = scope
         self.breakdown = breakdown
         self.rows = rows
+        self.conversions = conversions
     }
 
     /// Computes the report.
@@ -25,7 +32,8 @@ public struct UniqueImpressionsReport: Sendable, Equatable {
         UniqueImpressionsReport(
             scope: scope,
             breakdown: breakdown,
-            rows: try session.uniqueImpressions(scope, by: breakdown)
+            rows: try session.uniqueImpressions(scope, by: breakdown),
+            conversions: try session.campaignConversions(scope)
         )
     }
 }

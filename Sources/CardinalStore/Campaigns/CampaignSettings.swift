@@ -8,6 +8,8 @@ public struct CampaignSettings: Sendable, Equatable {
     public var campaignID: String
     /// The primary conversion event the control report counts; `nil` when none is set.
     public var conversionEvent: String?
+    /// The conversion events after the primary one (Braze's B, C and D), in order; at most three.
+    public var furtherConversionEvents: [String]
     /// How long after exposure a conversion counts.
     public var conversionWindow: ConversionWindow
     /// The expected share of users per arm; `nil` means equal shares for the SRM check.
@@ -20,8 +22,9 @@ public struct CampaignSettings: Sendable, Equatable {
     /// Creates settings as read from the database.
     public init(
         app: String, campaignID: String, conversionEvent: String?, conversionWindow: ConversionWindow,
-        expectedSplit: ExpectedSplit?, reportTimeZone: String?, updatedAt: Date
+        expectedSplit: ExpectedSplit?, reportTimeZone: String?, updatedAt: Date, furtherConversionEvents: [String] = []
     ) {
+        self.furtherConversionEvents = furtherConversionEvents
         self.app = app
         self.campaignID = campaignID
         self.conversionEvent = conversionEvent

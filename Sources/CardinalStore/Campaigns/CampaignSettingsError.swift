@@ -6,6 +6,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
     case invalidSplit(String, reason: String)
     /// The conversion event name breaks the rules of a conversion's `name`.
     case invalidConversionEvent(String)
+    /// More than four conversion events, or one named twice.
+    case invalidConversionEvents([String])
     /// The time zone is not an IANA name the server knows.
     case invalidTimeZone(String)
     /// The campaign id is empty or too long.
@@ -29,6 +31,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
             "\"\(text)\" is not an expected split: \(reason)"
         case .invalidConversionEvent(let name):
             "\"\(name)\" is not a conversion event name: 1 to 255 characters, not starting with $"
+        case .invalidConversionEvents(let names):
+            "\"\(names.joined(separator: ","))\" are not a campaign's conversion events: 1 to 4 names, each once"
         case .invalidTimeZone(let zone):
             "\"\(zone)\" is not a time zone PostgreSQL knows; use an IANA name such as Europe/Madrid or UTC"
         case .invalidCampaignID(let id):

@@ -1,3 +1,4 @@
+import CardinalCore
 import Foundation
 public import PostgresClient
 
@@ -19,9 +20,14 @@ public struct CampaignSettingsStore {
         guard (1...255).contains(campaignID.unicodeScalars.count) else {
             throw CampaignSettingsError.invalidCampaignID(campaignID)
         }
-        if let name = update.conversionEvent.newValue,
-           !(1...255).contains(name.unicodeScalars.count) || name.hasPrefix("$") {
+        let further = update.furtherConversionEvents.newValue ?? []
+        for name in [update.conversionEvent.newValue].compactMap(\.self) + further
+        where !(1...255).contains(name.unicodeScalars.count) || name.hasPrefix("$") {
             throw CampaignSettingsError.invalidConversionEvent(name)
+        }
+        let allNames = [update.conversionEvent.newValue].compactMap(\.self) + further
+        guard further.count <= 3, Set(allNames).count == allNames.count else {
+            throw CampaignSettingsError.invalidConversionEvents(allNames)
         }
         if let zone = update.reportTimeZone.newValue,
            try connection.query("select 1 from pg_timezone_names where name = $1", [zone]).isEmpty {
@@ -55,7 +61,36 @@ public struct CampaignSettingsStore {
                 update.reportTimeZone.newValue, update.reportTimeZone.changes,
             ]
         )
-        return try Self.settings(app: app, from: rows[0], at: 0)
+        var settings = try Self.settings(app: app, from: rows[0], at: 0)
+        // Resetting the primary conversion event resets the others: they would be a list without its first.
+        if update.furtherConversionEvents.changes || update.conversionEvent == .reset {
+            try connection.execute(
+                """
+                with gone as (
+                    delete from cardinal.campaign_conversion_events where app_id = $1 and campaign_id = $2
+                )
+                insert into cardinal.campaign_conversion_events (app_id, campaign_id, ordinal, conversion_event)
+                select $1, $2, n.ordinal + 1, n.name
+                from jsonb_array_elements_text($3::jsonb) with ordinality as n (name, ordinal)
+                """,
+                [appID, campaignID, PostgresJSON(
+                    text: JSONValue.array((update.conversionEvent == .reset ? [] : further).map { .string($0) }).compactText
+                )]
+            )
+        }
+        settings.furtherConversionEvents = try furtherConversionEvents(appID: appID, campaignID: campaignID)
+        return settings
+    }
+
+    private func furtherConversionEvents(appID: Int64, campaignID: String) throws -> [String] {
+        try connection.query(
+            """
+            select conversion_event from cardinal.campaign_conversion_events
+            where app_id = $1 and campaign_id = $2
+            order by ordinal
+            """,
+            [appID, campaignID]
+        ).map { try $0.decode(String.self, at: 0) }
     }
 
     /// The settings of every campaign, or of `app`'s campaigns, by app and campaign.
@@ -63,14 +98,20 @@ public struct CampaignSettingsStore {
         try connection.query(
             """
             select a.name, s.campaign_id, s.conversion_event, extract(epoch from s.conversion_window)::bigint,
-                   s.expected_split, s.report_time_zone, s.updated_at
+                   s.expected_split, s.report_time_zone, s.updated_at, s.app_id
             from cardinal.campaign_settings as s
             join cardinal.apps as a on a.app_id = s.app_id
             where $1::text is null or a.name = $1
             order by a.name, s.campaign_id
             """,
             [app]
-        ).map { row in try Self.settings(app: try row.decode(String.self, at: 0), from: row, at: 1) }
+        ).map { row in
+            var settings = try Self.settings(app: try row.decode(String.self, at: 0), from: row, at: 1)
+            settings.furtherConversionEvents = try furtherConversionEvents(
+                appID: try row.decode(Int64.self, at: 7), campaignID: settings.campaignID
+            )
+            return settings
+        }
     }
 
     /// Decodes the six setting columns that start at `first`.

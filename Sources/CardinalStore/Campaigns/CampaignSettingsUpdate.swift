@@ -2,6 +2,8 @@
 public struct CampaignSettingsUpdate: Sendable, Equatable {
     /// The primary conversion event.
     public var conversionEvent: SettingChange<String>
+    /// The conversion events after the primary one (reset: none); the primary's reset resets them too.
+    public var furtherConversionEvents: SettingChange<[String]>
     /// The conversion window (reset: 3 days).
     public var conversionWindow: SettingChange<ConversionWindow>
     /// The expected split (reset: none, equal shares).
@@ -14,8 +16,10 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
         conversionEvent: SettingChange<String> = .keep,
         conversionWindow: SettingChange<ConversionWindow> = .keep,
         expectedSplit: SettingChange<ExpectedSplit> = .keep,
-        reportTimeZone: SettingChange<String> = .keep
+        reportTimeZone: SettingChange<String> = .keep,
+        furtherConversionEvents: SettingChange<[String]> = .keep
     ) {
+        self.furtherConversionEvents = furtherConversionEvents
         self.conversionEvent = conversionEvent
         self.conversionWindow = conversionWindow
         self.expectedSplit = expectedSplit

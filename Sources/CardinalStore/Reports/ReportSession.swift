@@ -50,6 +50,11 @@ public struct ReportSession {
         try UniqueImpressionsQuery(connection: connection).run(scope, by: breakdown)
     }
 
+    /// The rows of `cardinal.campaign_conversions` (see ``CampaignConversionsQuery/run(_:)``).
+    public func campaignConversions(_ scope: ReportScope) throws -> [CampaignConversionRow] {
+        try CampaignConversionsQuery(connection: connection).run(scope)
+    }
+
     /// The findings of `cardinal.anomalies` (see ``AnomaliesQuery/run(_:)``).
     public func anomalies(_ scope: ReportScope) throws -> [AnomalyFinding] {
         try AnomaliesQuery(connection: connection).run(scope)

@@ -7,7 +7,9 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
     static let abstract = "Create or change a campaign's report settings; settings not given keep their value."
     static let discussion: String? = """
         The control report counts the conversion event within the window after each user's first \
-        (control) impression. The expected split is checked by the sample ratio test: name the \
+        (control) impression. --conversions sets up to four conversion events, primary first; the \
+        unique-impressions report shows conversions and revenue of each, the control report compares \
+        the arms on each. The expected split is checked by the sample ratio test: name the \
         control arm 'control', variants by their variant_id, and the arm of a campaign whose events \
         carry no variant_id 'default'. Without a split every arm is expected to be equal.
         Example: cardinal campaigns set --app shop --campaign spring --conversion purchase \
@@ -19,6 +21,8 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
     let campaign = RequiredOption("campaign", help: "The campaign id, as in its events' campaign_id.", valueName: "id")
     let conversion = Option("conversion", help: "Primary conversion event name (the name of conversion events).",
                             valueName: "name")
+    let conversions = Option("conversions", help: "Up to four conversion events, primary first, comma-separated "
+                                 + "(replaces them all).", valueName: "names")
     let window = Option("window", help: "Conversion window: d, h, m, s units, e.g. 3d, 36h, 1d12h; 1s to 30d "
                             + "(a new campaign gets 3d).", valueName: "duration", parser: .conversionWindow)
     let split = Option("split", help: "Expected split as arm=weight pairs, e.g. control=1,v1=1.", valueName: "arms",
@@ -26,16 +30,28 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
     let timezone = Option("timezone", help: "IANA time zone of the campaign's report day (else the app's).",
                           valueName: "zone")
     let format = CommonOptions.format
-    let clearConversion = Flag("clear-conversion", help: "Remove the conversion event.")
+    let clearConversion = Flag("clear-conversion", help: "Remove the conversion events.")
     let clearSplit = Flag("clear-split", help: "Remove the expected split (equal shares).")
     let clearTimezone = Flag("clear-timezone", help: "Use the app's time zone again.")
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
+        var primary = try change(\.conversion, clear: \.clearConversion, parsed)
+        var further = primary == .reset ? SettingChange<[String]>.reset : .keep
+        if let list = parsed.conversions {
+            guard primary == .keep else {
+                throw parsed.usageError("--conversions names the primary conversion event too; give it without "
+                                        + "--conversion or --clear-conversion")
+            }
+            let names = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            primary = .set(names[0])
+            further = .set(Array(names.dropFirst()))
+        }
         let update = CampaignSettingsUpdate(
-            conversionEvent: try change(\.conversion, clear: \.clearConversion, parsed),
+            conversionEvent: primary,
             conversionWindow: parsed.window.map { .set($0) } ?? .keep,
             expectedSplit: try change(\.split, clear: \.clearSplit, parsed),
-            reportTimeZone: try change(\.timezone, clear: \.clearTimezone, parsed)
+            reportTimeZone: try change(\.timezone, clear: \.clearTimezone, parsed),
+            furtherConversionEvents: further
         )
         let settings = try CampaignSettingsStore(connection: try parsed.connect())
             .set(app: parsed.app, campaignID: parsed.campaign, update)
