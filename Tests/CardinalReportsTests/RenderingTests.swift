@@ -53,7 +53,7 @@ import Testing
         let report = UniqueImpressionsReport(scope: Self.scope, breakdown: nil, rows: [push])
         #expect(report.render(.json).hasSuffix("""
             "unique_dismissal_rate":null,"direct_opens":2,"unique_direct_opens":1,"influenced_opens":1,\
-            "total_opens":2,"direct_open_rate":0.2,"total_open_rate":0.4}]}
+            "total_opens":2,"direct_open_rate":0.2,"total_open_rate":0.4}],"conversions":[]}
 
             """))
     }
