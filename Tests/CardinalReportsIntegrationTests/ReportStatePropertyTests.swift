@@ -8,7 +8,8 @@ import TestSupport
 /// The state-backed report functions against the reference functions over raw events (0016), on random
 /// workloads: every row and field of both must be equal.
 @Suite struct ReportStatePropertyTests {
-    private static let workloads: UInt64 = 200
+    /// The workloads `make test` compares; `make property` runs more (CARDINAL_PROPERTY_WORKLOADS).
+    private static let defaultWorkloads: UInt64 = 200
 
     /// A migrated database and a writer, shared by the workloads of one test (each has an app of its own).
     private final class Bench {
@@ -240,14 +241,15 @@ import TestSupport
         }
     }
 
-    @Test("On 200 random workloads every report row from state equals the reference over raw events")
+    @Test("On hundreds of random workloads every report row from state equals the reference over raw events")
     func stateEqualsReference() throws {
+        let workloads = try TestEnvironment.propertyWorkloads(default: Self.defaultWorkloads)
         let bench = try Bench()
         defer { bench.database.drop() }
         var compared: Int64 = 0
         var kinds: Set<String> = []
         var conversionRows: Int64 = 0
-        for seed in 1...Self.workloads {
+        for seed in 1...workloads {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
             let app = "app\(seed)"
@@ -282,8 +284,8 @@ import TestSupport
             _ = try bench.state.fold()
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
-        #expect(compared > Int64(Self.workloads) * 5)
-        #expect(conversionRows > Int64(Self.workloads))
+        #expect(compared > Int64(workloads) * 5)
+        #expect(conversionRows > Int64(workloads))
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """
@@ -296,8 +298,8 @@ import TestSupport
                           where e.app_id = l.app_id and e.device_id = l.device_id and e.user_id is null)
             """
         ).first
-        #expect(try merges?.decode(Int64.self, at: 0) ?? 0 > Int64(Self.workloads) / 4)
-        #expect(try merges?.decode(Int64.self, at: 1) ?? 0 > Int64(Self.workloads) / 10)
+        #expect(try merges?.decode(Int64.self, at: 0) ?? 0 > Int64(workloads) / 4)
+        #expect(try merges?.decode(Int64.self, at: 1) ?? 0 > Int64(workloads) / 10)
         // The kinds of 0027 must have occurred in the workloads, or their equality proves nothing.
         for kind in ["repeated_impressions:warning", "control_impressions_missing:info", "push_opens_missing:critical",
                      "logging_stopped:warning", "repeated_dismissals:warning"] {

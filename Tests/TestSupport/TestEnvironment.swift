@@ -33,6 +33,18 @@ public enum TestEnvironment {
         return URL(fileURLWithPath: value)
     }
 
+    /// How many random workloads a property test runs: `CARDINAL_PROPERTY_WORKLOADS` when set (`make property`
+    /// sets it for a longer run), else `defaultCount`, the number `make test` runs.
+    public static func propertyWorkloads(default defaultCount: UInt64) throws -> UInt64 {
+        guard let value = ProcessInfo.processInfo.environment["CARDINAL_PROPERTY_WORKLOADS"], !value.isEmpty else {
+            return defaultCount
+        }
+        guard let count = UInt64(value), count > 0 else {
+            throw SetupError(description: "CARDINAL_PROPERTY_WORKLOADS must be a positive whole number, got \(value)")
+        }
+        return count
+    }
+
     /// The repository's root folder, found from this source file.
     public static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
