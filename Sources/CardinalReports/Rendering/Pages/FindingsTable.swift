@@ -6,9 +6,9 @@ import CardinalStore
 enum FindingsTable {
     /// The table of `findings` in their order (``AnomaliesReport`` sorts them most severe first).
     static func html(_ findings: [AnomalyFinding]) -> String {
-        var html = "<table class=\"findings\"><thead><tr><th>severity</th><th>kind</th><th>app</th><th>campaign or canvas step</th>"
-            + "<th>channel</th><th>platform</th><th>sdk_version</th><th>app_version</th><th>evidence</th>"
-            + "<th>likely cause</th></tr></thead><tbody>\n"
+        var html = "<table class=\"findings\"><thead><tr><th>severity</th><th>kind</th><th>app</th>"
+            + "<th>campaign or canvas step</th><th>channel</th><th>platform</th><th>sdk_version</th>"
+            + "<th>app_version</th><th>evidence</th><th>likely cause</th></tr></thead><tbody>\n"
         for finding in findings {
             let evidence = finding.evidence.items.map { "\($0.name)=\(CellFormat.exact($0.value) ?? "null")" }
                 .joined(separator: " ")

@@ -4,7 +4,8 @@ import CardinalReports
 /// `cardinal report anomalies`.
 struct ReportAnomaliesCommand: ConversionReportCommand {
     static let name = "anomalies"
-    static let abstract = "Integration-health findings by campaign or canvas step, channel, platform, SDK and app version."
+    static let abstract =
+        "Integration-health findings by campaign or canvas step, channel, platform, SDK and app version."
     static let discussion: String? = """
         Kinds: dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, \
         control_impressions_missing, control_interaction, repeated_impressions, repeated_dismissals, \
