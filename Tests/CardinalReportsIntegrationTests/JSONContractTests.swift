@@ -82,8 +82,8 @@ import Testing
         for value in findings {
             let finding = try object(value)
             #expect(finding.members.map(\.key) == [
-                "kind", "severity", "app", "campaign_id", "channel", "platform", "sdk_version", "app_version",
-                "evidence", "likely_cause",
+                "kind", "severity", "app", "campaign_id", "canvas_id", "canvas_step_id", "channel", "platform",
+                "sdk_version", "app_version", "evidence", "likely_cause",
             ])
             let evidence = try object(finding["evidence"])
             #expect(!evidence.members.isEmpty)

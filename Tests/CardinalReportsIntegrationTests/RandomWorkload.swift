@@ -200,9 +200,12 @@ struct RandomWorkload {
                 currency: value == nil ? nil : [nil, "USD", "EUR"][seconds % 7 % 3]
             )
         }
+        // Two canvases with the same step ids, so that a step is told apart by its canvas too (0033); the canvas
+        // follows from the time, as a conversion's value does, so that the generator's sequence stays as it was.
         let source: MessageSource = generator.chance(0.85)
             ? .campaign(generator.pick(campaigns))
-            : .canvas(id: "canvas", stepID: generator.pick(["s0", "s1"]))
+            : .canvas(id: Int(time.timeIntervalSince1970) % 2 == 0 ? "canvas" : "journey",
+                      stepID: generator.pick(["s0", "s1"]))
         let control = (type == .send || type == .impression) && generator.chance(0.2)
         return Event(
             id: UUID(), type: type, channel: generator.pick(Channel.allCases), time: time, userID: user,

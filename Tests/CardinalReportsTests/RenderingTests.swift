@@ -120,13 +120,37 @@ import Testing
         let report = AnomaliesReport(scope: Self.scope, findings: [finding])
         #expect(report.render(.json) == """
             {"report":"anomalies","findings":[{"kind":"dismissals_exceed_impressions","severity":"critical",\
-            "app":"shop","campaign_id":"c1","channel":"content_card","platform":"ios","sdk_version":"5.0",\
-            "app_version":null,"evidence":{"unique_impressions":1,"unique_dismissals":3},\
-            "likely_cause":"A custom UI, probably."}]}
+            "app":"shop","campaign_id":"c1","canvas_id":null,"canvas_step_id":null,"channel":"content_card",\
+            "platform":"ios","sdk_version":"5.0","app_version":null,\
+            "evidence":{"unique_impressions":1,"unique_dismissals":3},"likely_cause":"A custom UI, probably."}]}
 
             """)
         #expect(report.render(.csv).contains("unique_impressions=1 unique_dismissals=3"))
         #expect(report.render(.html).contains("1 finding."))
+    }
+
+    @Test("A canvas step's finding names its canvas and step in every format, after the campaigns' findings")
+    func canvasStepFinding() throws {
+        let step = AnomalyFinding(
+            kind: .clickWithoutImpression, severity: .critical, app: "shop", campaignID: nil, canvasID: "onboarding",
+            canvasStepID: "welcome", channel: "in_app_message",
+            evidence: AnomalyEvidence([.init(name: "users", value: 2)]), likelyCause: "A custom UI, probably."
+        )
+        let campaign = AnomalyFinding(
+            kind: .clickWithoutImpression, severity: .critical, app: "shop", campaignID: "c1",
+            channel: "in_app_message", evidence: AnomalyEvidence([.init(name: "users", value: 1)]),
+            likelyCause: "A custom UI, probably."
+        )
+        let report = AnomaliesReport(scope: Self.scope, findings: [step, campaign])
+        #expect(report.findings.map(\.campaignID) == ["c1", nil])
+        let json = report.render(.json)
+        #expect(json.contains(#""campaign_id":null,"canvas_id":"onboarding","canvas_step_id":"welcome""#))
+        let csv = report.render(.csv).split(separator: "\n")
+        #expect(csv[0].hasPrefix("severity,kind,app,campaign_id,canvas_id,canvas_step_id,channel,"))
+        #expect(csv[2].hasPrefix("critical,click_without_impression,shop,,onboarding,welcome,in_app_message,"))
+        let html = report.render(.html)
+        #expect(html.contains("<th>campaign or canvas step</th>"))
+        #expect(html.contains("<td>onboarding / welcome</td>"))
     }
 
     @Test("Evidence is read from jsonb text, sorted by name, and anything but numbers is refused")

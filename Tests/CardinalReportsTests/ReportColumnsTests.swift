@@ -50,8 +50,8 @@ import Testing
     func anomalyNames() {
         let columns = AnomalyFinding.columns
         #expect(columns.all.map(\.name) == [
-            "kind", "severity", "app", "campaign_id", "channel", "platform", "sdk_version", "app_version", "evidence",
-            "likely_cause",
+            "kind", "severity", "app", "campaign_id", "canvas_id", "canvas_step_id", "channel", "platform",
+            "sdk_version", "app_version", "evidence", "likely_cause",
         ])
         #expect(columns.stored.compactMap(\.storedName)[2] == "app_name")
     }

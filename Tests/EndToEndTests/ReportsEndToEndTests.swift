@@ -172,6 +172,45 @@ import TestSupport
         #expect(!(finding["likely_cause"] as? String ?? "").isEmpty)
     }
 
+    @Test("anomalies names the canvas step of a finding, and --canvas keeps only that canvas's steps")
+    func canvasStepAnomalies() throws {
+        let fixture = try IngestFixture()
+        try postCampaign(fixture)
+        let daemon = try fixture.startDaemon()
+        defer { daemon.stop() }
+        // u5 dismisses a card of campaign spring, and one of canvas step onboarding/welcome, without seeing
+        // either: a dismissal_without_impression for each source.
+        let time = EpochMilliseconds.rfc3339(Self.noon)
+        let id = UUID()
+        let canvasDismissal = TestEvent(id: id, json: """
+            {"id":"\(id.uuidString)","type":"dismissal","time":"\(time)","user_id":"u5","channel":"content_card",\
+            "canvas_id":"onboarding","canvas_step_id":"welcome"}
+            """)
+        let campaignDismissal = Self.event("dismissal", user: "u5", minutes: 3, extra: #","variant_id":"v1""#)
+        #expect(try fixture.client(of: daemon).ingest([canvasDismissal, campaignDismissal]).counts == .accepted(2))
+
+        func dismissals(_ arguments: [String]) throws -> [[String: Any]] {
+            try #require(try report(fixture, ["anomalies"] + arguments)["findings"] as? [[String: Any]])
+                .filter { $0["kind"] as? String == "dismissal_without_impression" }
+        }
+        // The campaign's finding first (u2 saw before dismissing, u5 did not: 1 of 2), then the step's (1 of 1).
+        let all = try dismissals([])
+        #expect(all.map { $0["campaign_id"] as? String } == ["spring", nil])
+        #expect(all.map { $0["canvas_id"] as? String } == [nil, "onboarding"])
+        #expect(all.map { $0["canvas_step_id"] as? String } == [nil, "welcome"])
+        #expect(all.map { ($0["evidence"] as? [String: Any])?["users"] as? Int } == [2, 1])
+
+        let canvas = try dismissals(["--canvas", "onboarding"])
+        #expect(canvas.map { $0["canvas_step_id"] as? String } == ["welcome"])
+
+        let both = try CardinalCLI.run([
+            "report", "anomalies", "--campaign", "spring", "--canvas", "onboarding", "--database-url",
+            fixture.database.url,
+        ])
+        #expect(both.exitStatus == 64)
+        #expect(both.standardError.contains("--campaign and --canvas"))
+    }
+
     @Test("report tables of an app without events say there is nothing for it instead of printing a bare header")
     func emptyReportTables() throws {
         let fixture = try IngestFixture()

@@ -31,14 +31,15 @@ extension AnomaliesReport {
         ])
     }
 
-    /// One row per finding; the evidence as compact `name=value` pairs.
+    /// One row per finding, a canvas step's with its canvas and step ids; the evidence as compact `name=value`
+    /// pairs.
     var table: TextTable {
         TextTable(
-            header: ["severity", "kind", "app", "campaign_id", "channel", "platform", "sdk_version", "app_version",
-                     "evidence", "likely_cause"],
+            header: ["severity", "kind", "app", "campaign_id", "canvas_id", "canvas_step_id", "channel", "platform",
+                     "sdk_version", "app_version", "evidence", "likely_cause"],
             rows: findings.map { finding in
-                [finding.severity.rawValue, finding.kind.rawValue, finding.app, finding.campaignID, finding.channel,
-                 finding.platform, finding.sdkVersion, finding.appVersion,
+                [finding.severity.rawValue, finding.kind.rawValue, finding.app, finding.campaignID, finding.canvasID,
+                 finding.canvasStepID, finding.channel, finding.platform, finding.sdkVersion, finding.appVersion,
                  finding.evidence.items.map { "\($0.name)=\(CellFormat.exact($0.value) ?? "null")" }
                      .joined(separator: " "),
                  finding.likelyCause]

@@ -6,7 +6,7 @@ public import Foundation
 public struct AnomaliesReport: Sendable, Equatable {
     /// What the report covers.
     public var scope: ReportScope
-    /// The findings, most severe first, then by kind, app, campaign and group.
+    /// The findings, most severe first, then by kind, app, campaign or canvas step, and group.
     public var findings: [AnomalyFinding]
 
     /// Creates a report; `findings` are put in report order.
@@ -24,6 +24,10 @@ public struct AnomaliesReport: Sendable, Equatable {
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
         window: ConversionWindow? = nil
     ) throws -> AnomaliesReport {
+        // The control report has campaigns only: a report narrowed to a canvas has no sample ratio findings.
+        guard scope.canvas == nil else {
+            return AnomaliesReport(scope: scope, findings: try session.anomalies(scope))
+        }
         let control = try ControlReport.run(
             session: session, scope: scope, asOf: asOf, conversion: conversion, window: window
         )
@@ -38,15 +42,18 @@ public struct AnomaliesReport: Sendable, Equatable {
         return AnomaliesReport(scope: scope, findings: findings + control.sampleRatioFindings)
     }
 
-    /// Most severe first, then by kind, app, campaign, channel, platform, SDK and app version (as the SQL does).
+    /// Most severe first, then by kind, app, campaign (campaigns before canvas steps, which have none, as the
+    /// SQL's NULLS LAST puts them), canvas, step, channel, platform, SDK and app version (as the SQL does).
     private static func reportOrder(_ lhs: AnomalyFinding, _ rhs: AnomalyFinding) -> Bool {
         if lhs.severity != rhs.severity {
             return lhs.severity > rhs.severity
         }
-        let left = [lhs.kind.rawValue, lhs.app, lhs.campaignID ?? "", lhs.channel ?? "", lhs.platform ?? "",
-                    lhs.sdkVersion ?? "", lhs.appVersion ?? ""]
-        let right = [rhs.kind.rawValue, rhs.app, rhs.campaignID ?? "", rhs.channel ?? "", rhs.platform ?? "",
-                     rhs.sdkVersion ?? "", rhs.appVersion ?? ""]
-        return left.lexicographicallyPrecedes(right)
+        return sortKey(lhs).lexicographicallyPrecedes(sortKey(rhs))
+    }
+
+    private static func sortKey(_ finding: AnomalyFinding) -> [String] {
+        [finding.kind.rawValue, finding.app, finding.campaignID == nil ? "1" : "0", finding.campaignID ?? "",
+         finding.canvasID ?? "", finding.canvasStepID ?? "", finding.channel ?? "", finding.platform ?? "",
+         finding.sdkVersion ?? "", finding.appVersion ?? ""]
     }
 }

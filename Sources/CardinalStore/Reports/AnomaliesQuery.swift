@@ -18,9 +18,10 @@ public struct AnomaliesQuery {
         try connection.query(
             """
             select \(AnomalyFinding.columns.resultList)
-            from cardinal.anomalies(app => $1, from_date => $2, to_date => $3, include_test => $4, campaign => $5)
+            from cardinal.anomalies(app => $1, from_date => $2, to_date => $3, include_test => $4, campaign => $5,
+                                    canvas => $6)
             """,
-            [scope.app, scope.from, scope.to, scope.includeTest, scope.campaign]
+            [scope.app, scope.from, scope.to, scope.includeTest, scope.campaign, scope.canvas]
         ).map(AnomalyFinding.columns.decodeResult)
     }
 }

@@ -7,8 +7,12 @@ public struct AnomalyFinding: Sendable, Equatable {
     public var severity: AnomalySeverity
     /// The app's name.
     public var app: String
-    /// The campaign.
+    /// The campaign; `nil` for a canvas step.
     public var campaignID: String?
+    /// The canvas of the canvas step; `nil` for a campaign.
+    public var canvasID: String?
+    /// The canvas step whose events show the problem; `nil` for a campaign.
+    public var canvasStepID: String?
     /// The channel of the events; `nil` for campaign-wide findings.
     public var channel: String?
     /// The platform of the events; `nil` when not sent or campaign-wide.
@@ -24,14 +28,16 @@ public struct AnomalyFinding: Sendable, Equatable {
 
     /// Creates a finding.
     public init(
-        kind: AnomalyKind, severity: AnomalySeverity, app: String, campaignID: String?, channel: String? = nil,
-        platform: String? = nil, sdkVersion: String? = nil, appVersion: String? = nil, evidence: AnomalyEvidence,
-        likelyCause: String
+        kind: AnomalyKind, severity: AnomalySeverity, app: String, campaignID: String?, canvasID: String? = nil,
+        canvasStepID: String? = nil, channel: String? = nil, platform: String? = nil, sdkVersion: String? = nil,
+        appVersion: String? = nil, evidence: AnomalyEvidence, likelyCause: String
     ) {
         self.kind = kind
         self.severity = severity
         self.app = app
         self.campaignID = campaignID
+        self.canvasID = canvasID
+        self.canvasStepID = canvasStepID
         self.channel = channel
         self.platform = platform
         self.sdkVersion = sdkVersion

@@ -8,6 +8,8 @@ extension AnomalyFinding {
         .enumeration("severity", \.severity, what: "anomaly severity", expected: "info, warning or critical"),
         .text("app", result: "app_name", \.app),
         .text("campaign_id", \.campaignID),
+        .text("canvas_id", \.canvasID),
+        .text("canvas_step_id", \.canvasStepID),
         .text("channel", \.channel),
         .text("platform", \.platform),
         .text("sdk_version", \.sdkVersion),

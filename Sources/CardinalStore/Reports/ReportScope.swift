@@ -6,6 +6,9 @@ public struct ReportScope: Sendable, Equatable {
     public var app: String?
     /// The campaign id; `nil` for every campaign (and, in unique-impressions, every canvas step).
     public var campaign: String?
+    /// The canvas id; `nil` for every canvas. Only the anomalies report narrows to a canvas (its steps'
+    /// findings); with a campaign as well, nothing matches, since a message comes from one or the other.
+    public var canvas: String?
     /// The first report day, included.
     public var from: ReportDate
     /// The last report day, included.
@@ -14,9 +17,13 @@ public struct ReportScope: Sendable, Equatable {
     public var includeTest: Bool
 
     /// Creates a scope.
-    public init(app: String? = nil, campaign: String? = nil, from: ReportDate, to: ReportDate, includeTest: Bool = false) {
+    public init(
+        app: String? = nil, campaign: String? = nil, canvas: String? = nil, from: ReportDate, to: ReportDate,
+        includeTest: Bool = false
+    ) {
         self.app = app
         self.campaign = campaign
+        self.canvas = canvas
         self.from = from
         self.to = to
         self.includeTest = includeTest

@@ -6,18 +6,29 @@ import CardinalStore
 enum FindingsTable {
     /// The table of `findings` in their order (``AnomaliesReport`` sorts them most severe first).
     static func html(_ findings: [AnomalyFinding]) -> String {
-        var html = "<table class=\"findings\"><thead><tr><th>severity</th><th>kind</th><th>app</th><th>campaign</th>"
-            + "<th>channel</th><th>platform</th><th>sdk_version</th><th>app_version</th><th>evidence</th>"
-            + "<th>likely cause</th></tr></thead><tbody>\n"
+        var html = "<table class=\"findings\"><thead><tr><th>severity</th><th>kind</th><th>app</th>"
+            + "<th>campaign or canvas step</th><th>channel</th><th>platform</th><th>sdk_version</th>"
+            + "<th>app_version</th><th>evidence</th><th>likely cause</th></tr></thead><tbody>\n"
         for finding in findings {
             let evidence = finding.evidence.items.map { "\($0.name)=\(CellFormat.exact($0.value) ?? "null")" }
                 .joined(separator: " ")
-            let cells = [finding.kind.rawValue, finding.app, finding.campaignID, finding.channel, finding.platform,
+            let cells = [finding.kind.rawValue, finding.app, source(of: finding), finding.channel, finding.platform,
                          finding.sdkVersion, finding.appVersion, evidence, finding.likelyCause]
             html += "<tr class=\"severity-\(finding.severity.rawValue)\"><td>\(badge(finding.severity))</td>"
             html += cells.map { "<td>\(HTMLPage.escape($0 ?? ""))</td>" }.joined() + "</tr>\n"
         }
         return html + "</tbody></table>\n"
+    }
+
+    /// The campaign id, or `canvas / step` for a canvas step's finding.
+    static func source(of finding: AnomalyFinding) -> String? {
+        if let campaign = finding.campaignID {
+            return campaign
+        }
+        guard let canvas = finding.canvasID, let step = finding.canvasStepID else {
+            return nil
+        }
+        return "\(canvas) / \(step)"
     }
 
     /// The severity as a symbol and its word: ✖ critical, ▲ warning, ● info.

@@ -4,16 +4,20 @@ import CardinalReports
 /// `cardinal report anomalies`.
 struct ReportAnomaliesCommand: ConversionReportCommand {
     static let name = "anomalies"
-    static let abstract = "Integration-health findings by campaign, channel, platform, SDK and app version."
+    static let abstract =
+        "Integration-health findings by campaign or canvas step, channel, platform, SDK and app version."
     static let discussion: String? = """
         Kinds: dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, \
-        control_impressions_missing, control_interaction, repeated_impressions, users_in_several_arms, \
-        sample_ratio_mismatch (from the control report, hence --as-of, --conversion and --window).
+        control_impressions_missing, control_interaction, repeated_impressions, repeated_dismissals, \
+        users_in_several_arms, push_opens_missing, logging_stopped, sample_ratio_mismatch (from the control \
+        report, hence --as-of, --conversion and --window; campaigns only). A canvas step's findings name the \
+        canvas and the step; a canvas's arms and control group are the whole canvas's.
         """
 
     let databaseURL = CommonOptions.databaseURL
     let app = ReportOptions.app
     let campaign = ReportOptions.campaign
+    let canvas = ReportOptions.canvas
     let from = ReportOptions.from
     let to = ReportOptions.to
     let asOf = ReportOptions.asOf
@@ -24,7 +28,15 @@ struct ReportAnomaliesCommand: ConversionReportCommand {
     let includeTest = ReportOptions.includeTest
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
-        let scope = try parsed.scope()
+        var scope = try parsed.scope()
+        if let canvas = parsed.canvas {
+            guard scope.campaign == nil else {
+                throw parsed.usageError(
+                    "--campaign and --canvas select nothing together: a message comes from a campaign or a canvas step"
+                )
+            }
+            scope.canvas = canvas
+        }
         let report = try AnomaliesReport.run(
             session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
             conversion: parsed.conversion, window: parsed.window

@@ -10,6 +10,10 @@ enum ReportOptions {
 
     static let app = Option("app", help: "The app's name (default: every app).")
     static let campaign = Option("campaign", help: "The campaign id (default: every campaign).", valueName: "id")
+    static let canvas = Option(
+        "canvas", help: "The canvas id: only its steps' findings (default: every campaign and canvas step); not with "
+            + "--campaign.", valueName: "id"
+    )
     static let from = Option(
         "from", help: "First report day, YYYY-MM-DD, included (default: 30 days before --to).", valueName: "date",
         parser: .reportDate
