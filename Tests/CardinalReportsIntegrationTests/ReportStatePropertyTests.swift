@@ -72,17 +72,23 @@ import TestSupport
 
         /// Rows in one function's result and not the other's, counted both ways with their multiplicity.
         func differences(_ function: String, _ arguments: String, _ parameters: [(any PostgresEncodable)?]) throws -> (Int64, Int64) {
+            try differences(
+                state: "cardinal.\(function)(\(arguments))",
+                reference: "cardinal.\(function)_reference(\(arguments))",
+                parameters
+            )
+        }
+
+        /// Rows in one result and not the other's, counted both ways with their multiplicity, and the rows of
+        /// the reference. Each side is computed once (materialized), for they are most of the test's time.
+        func differences(state: String, reference: String, _ parameters: [(any PostgresEncodable)?]) throws -> (Int64, Int64) {
             let row = try connection.query(
                 """
-                select (select count(*) from (
-                            select * from cardinal.\(function)(\(arguments))
-                            except all
-                            select * from cardinal.\(function)_reference(\(arguments))) as extra)
-                     + (select count(*) from (
-                            select * from cardinal.\(function)_reference(\(arguments))
-                            except all
-                            select * from cardinal.\(function)(\(arguments))) as missing),
-                       (select count(*) from cardinal.\(function)_reference(\(arguments)))
+                with from_state as materialized (select * from \(state)),
+                     from_reference as materialized (select * from \(reference))
+                select (select count(*) from (select * from from_state except all select * from from_reference) as extra)
+                     + (select count(*) from (select * from from_reference except all select * from from_state) as missing),
+                       (select count(*) from from_reference)
                 """,
                 parameters
             ).first
@@ -154,22 +160,12 @@ import TestSupport
             let last = Int.random(in: first..<61, using: &generator)
             let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
             let arguments = "$1, $2, $3, $4, $5, $6"
-            let row = try connection.query(
-                """
-                select (select count(*) from (
-                            select * from cardinal.control_arm_conversions(\(arguments), false)
-                            except all
-                            select * from cardinal.control_arm_conversions(\(arguments), true)) as extra)
-                     + (select count(*) from (
-                            select * from cardinal.control_arm_conversions(\(arguments), true)
-                            except all
-                            select * from cardinal.control_arm_conversions(\(arguments), false)) as missing),
-                       (select count(*) from cardinal.control_arm_conversions(\(arguments), true))
-                """,
+            return try differences(
+                state: "cardinal.control_arm_conversions(\(arguments), false)",
+                reference: "cardinal.control_arm_conversions(\(arguments), true)",
                 [app, generator.pick([nil, nil] + RandomWorkload.campaigns), baseDay.adding(days: first),
                  baseDay.adding(days: last), asOf, generator.chance(0.3)]
-            ).first
-            return (try row?.decode(Int64.self, at: 0) ?? -1, try row?.decode(Int64.self, at: 1) ?? -1)
+            )
         }
 
         /// The app's report state as text, in a fixed order, with each set of days, times and message ids
