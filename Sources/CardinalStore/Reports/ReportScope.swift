@@ -6,6 +6,9 @@ public struct ReportScope: Sendable, Equatable {
     public var app: String?
     /// The campaign id; `nil` for every campaign (and, in unique-impressions, every canvas step).
     public var campaign: String?
+    /// The canvas the control report covers instead of campaigns; `nil` for campaigns (the other reports
+    /// take no canvas).
+    public var canvas: String?
     /// The first report day, included.
     public var from: ReportDate
     /// The last report day, included.
@@ -14,7 +17,11 @@ public struct ReportScope: Sendable, Equatable {
     public var includeTest: Bool
 
     /// Creates a scope.
-    public init(app: String? = nil, campaign: String? = nil, from: ReportDate, to: ReportDate, includeTest: Bool = false) {
+    public init(
+        app: String? = nil, campaign: String? = nil, from: ReportDate, to: ReportDate, includeTest: Bool = false,
+        canvas: String? = nil
+    ) {
+        self.canvas = canvas
         self.app = app
         self.campaign = campaign
         self.from = from
