@@ -11,7 +11,8 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
         unique-impressions report shows conversions and revenue of each, the control report compares \
         the arms on each. The expected split is checked by the sample ratio test: name the \
         control arm 'control', variants by their variant_id, and the arm of a campaign whose events \
-        carry no variant_id 'default'. Without a split every arm is expected to be equal. \
+        carry no variant_id 'default'. Without a split the check uses the split of the campaign's \
+        sends, or is skipped. A canvas's settings are set with its canvas id as --campaign. \
         --influenced-open-window is how long after a push send an app open (session_start) without a \
         direct open counts as an influenced open (unique-impressions' push columns).
         Example: cardinal campaigns set --app shop --campaign spring --conversion purchase \
@@ -20,7 +21,8 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
 
     let databaseURL = CommonOptions.databaseURL
     let app = RequiredOption("app", help: "The app the campaign belongs to.")
-    let campaign = RequiredOption("campaign", help: "The campaign id, as in its events' campaign_id.", valueName: "id")
+    let campaign = RequiredOption("campaign", help: "The campaign id, as in its events' campaign_id; a canvas id "
+                                      + "for the control report of a canvas.", valueName: "id")
     let conversion = Option("conversion", help: "Primary conversion event name (the name of conversion events).",
                             valueName: "name")
     let conversions = Option("conversions", help: "Up to four conversion events, primary first, comma-separated "
