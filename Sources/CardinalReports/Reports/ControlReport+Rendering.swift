@@ -109,8 +109,8 @@ extension ControlReport {
     /// conversion event and then for each further one.
     func table(exact: Bool) -> TextTable {
         let style = CellStyle(exact: exact)
-        var header = ["app", scope.canvas == nil ? "campaign_id" : "canvas_id", "conversion_event", "window", "arm", "users", "converters", "rate",
-                      "difference"]
+        var header = ["app", scope.canvas == nil ? "campaign_id" : "canvas_id", "conversion_event", "window", "arm",
+                      "users", "converters", "rate", "difference"]
         header += style.intervalHeader("difference_ci95")
         header.append("relative_lift")
         header += style.intervalHeader("relative_lift_ci95")

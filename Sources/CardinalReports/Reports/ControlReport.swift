@@ -148,7 +148,9 @@ public struct ControlReport: Sendable, Equatable {
             let eventStatistics = counts == nil ? [] : statistics.removeFirst()
             return ControlConversion(
                 ordinal: event.ordinal, conversionEvent: event.name, arms: event.arms,
-                comparisons: zip(variants, eventStatistics).map { ControlComparison(variantID: $0.variantID, statistics: $1) }
+                comparisons: zip(variants, eventStatistics).map {
+                    ControlComparison(variantID: $0.variantID, statistics: $1)
+                }
             )
         }
     }
