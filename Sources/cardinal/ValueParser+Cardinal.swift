@@ -30,6 +30,11 @@ extension ValueParser where Value == ConversionWindow {
     static var conversionWindow: Self { .campaignSetting(ConversionWindow.init(parsing:)) }
 }
 
+extension ValueParser where Value == InfluencedOpenWindow {
+    /// An influenced open window such as `12h`, `90m` or `1d12h`, from 1 minute to 7 days.
+    static var influencedOpenWindow: Self { .campaignSetting(InfluencedOpenWindow.init(parsing:)) }
+}
+
 extension ValueParser where Value == ExpectedSplit {
     /// An expected split as `arm=weight` pairs, such as `control=1,v1=1`.
     static var expectedSplit: Self { .campaignSetting(ExpectedSplit.init(parsing:)) }

@@ -32,6 +32,29 @@ import Testing
         #expect(cleared.furtherConversionEvents.isEmpty)
     }
 
+    @Test("The influenced open window is 12 hours until set, is kept by other changes and goes back to 12 hours on reset")
+    func influencedOpenWindow() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let store = CampaignSettingsStore(connection: scenario.connection)
+        let created = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
+        #expect(created.influencedOpenWindow == .standard)
+        let set = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+            influencedOpenWindow: .set(try InfluencedOpenWindow(parsing: "90m"))
+        ))
+        #expect(set.influencedOpenWindow.seconds == 5_400)
+        let kept = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("order")))
+        #expect(kept.influencedOpenWindow.seconds == 5_400)
+        #expect(try store.list().first?.influencedOpenWindow.seconds == 5_400)
+        // Stored with a day part and no months, as 0029's check wants; push_opens reads the column.
+        let stored = try scenario.connection.query("select influenced_open_window::text from cardinal.campaign_settings")
+        #expect(try stored.first?.decode(String.self, at: 0) == "01:30:00")
+        let reset = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(influencedOpenWindow: .reset))
+        #expect(reset.influencedOpenWindow == .standard)
+        let null = try scenario.connection.query("select influenced_open_window is null from cardinal.campaign_settings")
+        #expect(try null.first?.decode(Bool.self, at: 0) == true)
+    }
+
     @Test("Setting a campaign creates it with defaults, later sets change only what they name, resets restore defaults")
     func setKeepAndReset() throws {
         let scenario = try ReportScenario()

@@ -111,7 +111,7 @@ import Testing
         #expect(try rows("anomalies_reference", scenario) == rows("anomalies", scenario))
     }
 
-    @Test("report anomalies narrowed to a canvas has its steps' findings and no sample ratio check")
+    @Test("report anomalies narrowed to a canvas has its steps' findings only")
     func canvasScope() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
@@ -124,5 +124,40 @@ import Testing
         let report = try AnomaliesReport.run(session: scenario.session, scope: scope, asOf: scenario.time(30, "00:00"))
         #expect(report.findings.map(\.canvasStepID) == ["welcome"])
         #expect(report.findings.map(\.kind) == [.clickWithoutImpression])
+    }
+
+    @Test("10 control users against 40 in v1 over a canvas's steps, on its configured 1:1 split, is the canvas's sample_ratio_mismatch")
+    func canvasSampleRatioMismatch() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        // A canvas's settings are the campaign settings row keyed by its id (0034).
+        try scenario.settings("onboarding", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))
+        ))
+        var events: [Event] = []
+        // v1's 40 users seen on two steps (20 each), the control's 10 on one: arms are the whole canvas's.
+        for index in 0..<40 {
+            events.append(stepEvent(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"),
+                                    step: index % 2 == 0 ? "welcome" : "reminder"))
+        }
+        for index in 0..<10 {
+            events.append(stepEvent(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                          control: true), step: "welcome"))
+        }
+        try scenario.write(events)
+        var scope = scenario.scope(10, 10)
+        scope.canvas = "onboarding"
+        let found = try AnomaliesReport.run(session: scenario.session, scope: scope, asOf: scenario.time(30, "00:00"))
+            .findings.filter { $0.kind == .sampleRatioMismatch }
+        let finding = try #require(found.first)
+        #expect(found.count == 1)
+        #expect(finding.campaignID == nil)
+        #expect(finding.canvasID == "onboarding")
+        #expect(finding.canvasStepID == nil)
+        // Expected 25 and 25: chi² = 15²/25 + 15²/25 = 18.
+        #expect(finding.evidence["chi2"] == 18)
+        #expect(finding.evidence["users.control"] == 10)
+        #expect(finding.evidence["users.v1"] == 40)
+        #expect(finding.evidence["split_configured"] == 1)
     }
 }

@@ -2,6 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
+import PostgresClient
 import Testing
 
 @Suite struct ControlArmsTests {
@@ -163,5 +164,134 @@ import Testing
         #expect(check.degreesOfFreedom == 2)
         #expect(!check.mismatch)
         #expect(report.sampleRatioFindings.isEmpty)
+    }
+
+    /// An event of step `step` of canvas `cv1`.
+    private func canvasEvent(
+        _ type: EventType, at time: Date, user: String, step: String, variant: String? = "v1", control: Bool = false
+    ) -> Event {
+        var canvasEvent = event(type, at: time, user: user, variant: variant, control: control)
+        canvasEvent.source = .canvas(id: "cv1", stepID: step)
+        return canvasEvent
+    }
+
+    /// Canvas cv1 with purchase, then signup, in a one-day window (settings keyed by the canvas id, 0034), and a
+    /// campaign c1 beside it:
+    /// - u1 (v1): impressions of steps s1 at day 10 01:00 and s2 at 03:00, buys at 05:00: one user, converted.
+    /// - u2 (v1): impression of step s2 at day 10 02:00, signs up at 04:00, never buys.
+    /// - u3 (control): control impression of step s1 at day 10 01:00, buys at 12:00: converted.
+    /// - u4 (control): control impression of step s1 at day 10 01:00, buys on day 12: outside the day.
+    /// - u5 (c1, v1): an impression of the campaign, which the canvas report never sees.
+    private func canvasScenario() throws -> ReportScenario {
+        let scenario = try ReportScenario()
+        try scenario.settings("cv1", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "1d")),
+            furtherConversionEvents: .set(["signup"])
+        ))
+        try scenario.write([
+            canvasEvent(.impression, at: scenario.time(10, "01:00"), user: "u1", step: "s1"),
+            canvasEvent(.impression, at: scenario.time(10, "03:00"), user: "u1", step: "s2"),
+            event(.conversion, at: scenario.time(10, "05:00"), user: "u1", conversion: "purchase"),
+            canvasEvent(.impression, at: scenario.time(10, "02:00"), user: "u2", step: "s2"),
+            event(.conversion, at: scenario.time(10, "04:00"), user: "u2", conversion: "signup"),
+            canvasEvent(.impression, at: scenario.time(10, "01:00"), user: "u3", step: "s1", variant: nil, control: true),
+            event(.conversion, at: scenario.time(10, "12:00"), user: "u3", conversion: "purchase"),
+            canvasEvent(.impression, at: scenario.time(10, "01:00"), user: "u4", step: "s1", variant: nil, control: true),
+            event(.conversion, at: scenario.time(12, "00:00"), user: "u4", conversion: "purchase"),
+            event(.impression, at: scenario.time(10, "01:00"), user: "u5"),
+        ])
+        return scenario
+    }
+
+    @Test("A canvas's arms gather its users over all its steps, with the settings keyed by the canvas id")
+    func canvasArms() throws {
+        let scenario = try canvasScenario()
+        defer { scenario.drop() }
+        var scope = scenario.scope(10, 11)
+        scope.canvas = "cv1"
+        let asOf = scenario.time(20, "00:00")
+        let arms = try ControlArmsQuery(connection: scenario.connection).run(scope, asOf: asOf)
+        // Control {u3, u4}, u3 bought within the day; v1 {u1, u2}, u1 bought. u1 counts once for two steps.
+        #expect(arms.map(\.campaignID) == ["cv1", "cv1"])
+        #expect(arms.map(\.isCanvas) == [true, true])
+        #expect(arms.map(\.variantID) == [nil, "v1"])
+        #expect(arms.map(\.users) == [2, 2])
+        #expect(arms.map(\.converters) == [1, 1])
+        #expect(arms.map(\.window.seconds) == [86_400, 86_400])
+        // The canvas row says so in SQL: no campaign_id, the canvas in canvas_id.
+        let sql = try scenario.connection.query(
+            "select count(*) filter (where campaign_id is null and canvas_id = 'cv1'), count(*) "
+                + "from cardinal.control_arms('shop', null, $1, $2, $3, canvas => 'cv1')",
+            [scenario.day(10), scenario.day(11), asOf]
+        )
+        #expect(try sql[0].decode(Int.self, at: 0) == 2)
+        #expect(try sql[0].decode(Int.self, at: 1) == 2)
+        // Campaigns only without the canvas argument: c1's v1 arm with u5.
+        let campaigns = try ControlArmsQuery(connection: scenario.connection).run(scenario.scope(10, 11), asOf: asOf)
+        #expect(campaigns.map(\.campaignID) == ["c1"])
+        #expect(campaigns.map(\.isCanvas) == [false])
+        // Signup, the canvas's second event: nobody in control, u2 in v1.
+        let further = try ControlArmConversionsQuery(connection: scenario.connection).run(scope, asOf: asOf)
+        #expect(further.map(\.ordinal) == [2, 2])
+        #expect(further.map(\.conversionEvent) == ["signup", "signup"])
+        #expect(further.map(\.campaignID) == ["cv1", "cv1"])
+        #expect(further.map(\.users) == [2, 2])
+        #expect(further.map(\.converters) == [0, 1])
+    }
+
+    @Test("A campaign and a canvas together are refused with SQLSTATE 22023")
+    func campaignAndCanvasRefused() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        for function in ["control_arms", "control_arms_reference", "control_arm_conversions"] {
+            let error = #expect(throws: PostgresError.self, "\(function)") {
+                try scenario.connection.query(
+                    "select * from cardinal.\(function)('shop', 'c1', $1, $1, canvas => 'cv1')", [scenario.day(10)]
+                )
+            }
+            #expect(error?.sqlState?.rawValue == "22023", "\(function)")
+        }
+    }
+
+    @Test("The control report of a canvas compares each conversion event, the further ones as one Holm family")
+    func canvasReport() throws {
+        let scenario = try canvasScenario()
+        defer { scenario.drop() }
+        var scope = scenario.scope(10, 11)
+        scope.canvas = "cv1"
+        let report = try ControlReport.run(session: scenario.session, scope: scope, asOf: scenario.time(20, "00:00"))
+        let canvas = try #require(report.campaigns.first)
+        #expect(report.campaigns.count == 1)
+        #expect(canvas.isCanvas)
+        #expect(canvas.campaignID == "cv1")
+        #expect(canvas.conversionEvent == "purchase")
+        #expect(canvas.arms.map(\.converters) == [1, 1])
+        let signup = try #require(canvas.furtherConversions.first)
+        #expect(canvas.furtherConversions.count == 1)
+        #expect(signup.ordinal == 2)
+        #expect(signup.conversionEvent == "signup")
+        #expect(signup.arms.map(\.users) == [2, 2])
+        #expect(signup.arms.map(\.converters) == [0, 1])
+        #expect(signup.arms.map(\.rate) == [0, 0.5])
+        // One variant, one further event: a family of one, so Holm leaves the p-value as it is.
+        let comparison = try #require(signup.comparisons.first)
+        #expect(comparison.variantID == "v1")
+        #expect(comparison.statistics.difference == 0.5)
+        #expect(comparison.statistics.pValueHolm == comparison.statistics.pValue)
+        let json = try JSONValue.parse(report.render(.json))
+        guard case .object(let document) = json, case .array(let campaigns)? = document["campaigns"],
+              case .object(let first)? = campaigns.first, case .array(let conversions)? = first["conversions"],
+              case .object(let conversion)? = conversions.first
+        else {
+            Issue.record("no canvas in \(json.compactText)")
+            return
+        }
+        #expect(first["campaign_id"] == .null)
+        #expect(first["canvas_id"] == .string("cv1"))
+        #expect(conversion["conversion_event"] == .string("signup"))
+        #expect(conversion["ordinal"] == .number("2"))
+        // The table's id column is named for what it holds.
+        let header = report.render(.table).split(separator: "\n").first ?? ""
+        #expect(header.contains("canvas_id") && !header.contains("campaign_id"), "\(header)")
     }
 }

@@ -96,7 +96,8 @@ import Testing
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try scenario.settings("c1", CampaignSettingsUpdate(
-            conversionEvent: .set("purchase"), expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))
+            conversionEvent: .set("purchase"), expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1")),
+            furtherConversionEvents: .set(["signup"])
         ))
         var events: [Event] = []
         for index in 0..<10 {
@@ -113,7 +114,20 @@ import Testing
         let campaign = try object(try array(document["campaigns"]).first)
         #expect(campaign.members.map(\.key) == [
             "app", "campaign_id", "conversion_event", "window_days", "as_of", "arms", "comparisons", "srm",
-            "srm_split_source", "srm_expected_split", "srm_skipped",
+            "srm_split_source", "srm_expected_split", "srm_skipped", "canvas_id", "conversions",
+        ])
+        #expect(campaign["canvas_id"] == .null)
+        // signup, the further conversion event: its arms and comparisons have the primary's fields.
+        let conversion = try object(try array(campaign["conversions"]).first)
+        #expect(conversion.members.map(\.key) == ["ordinal", "conversion_event", "arms", "comparisons"])
+        #expect(conversion["ordinal"] == .number("2"))
+        #expect(conversion["conversion_event"] == .string("signup"))
+        #expect(try array(conversion["arms"]).map { try object($0).members.map(\.key) } == Array(
+            repeating: ["variant_id", "control", "users", "converters", "rate"], count: 2
+        ))
+        #expect(try object(try array(conversion["comparisons"]).first).members.map(\.key) == [
+            "variant_id", "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "z", "p_value",
+            "p_value_holm", "confidence", "chance_to_beat_control",
         ])
         #expect(campaign["srm_split_source"] == .string("configured"))
         #expect(try object(campaign["srm_expected_split"]).members.map(\.key) == ["control", "v1"])

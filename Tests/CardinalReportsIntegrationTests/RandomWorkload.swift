@@ -19,6 +19,8 @@ struct RandomWorkload {
     ]
     static let campaigns = ["c0", "c1", "c2"]
     static let conversions = ["purchase", "signup"]
+    /// The canvas whose steps some events come from.
+    static let canvas = "canvas"
 
     /// - Parameter people: prefix of the workload's user and device ids: each app has users of its own, as
     ///   real apps do (the fold looks users up by id across apps).
@@ -129,7 +131,7 @@ struct RandomWorkload {
         for _ in 0..<Int.random(in: 5...30, using: &generator) {
             let user = "\(people)u\(Int.random(in: 0..<12, using: &generator))"
             let sent = baseTime.addingTimeInterval(Double(Int.random(in: 0..<(60 * 86_400), using: &generator)))
-            let source: MessageSource = generator.chance(0.8) ? .campaign(generator.pick(campaigns)) : .canvas(id: "canvas", stepID: "s0")
+            let source: MessageSource = generator.chance(0.8) ? .campaign(generator.pick(campaigns)) : .canvas(id: canvas, stepID: "s0")
             let variant = generator.pick([nil, "v0"])
             let platform = generator.pick([nil, Platform.ios, .android])
             let test = generator.chance(0.1)
@@ -204,7 +206,7 @@ struct RandomWorkload {
         // follows from the time, as a conversion's value does, so that the generator's sequence stays as it was.
         let source: MessageSource = generator.chance(0.85)
             ? .campaign(generator.pick(campaigns))
-            : .canvas(id: Int(time.timeIntervalSince1970) % 2 == 0 ? "canvas" : "journey",
+            : .canvas(id: Int(time.timeIntervalSince1970) % 2 == 0 ? canvas : "journey",
                       stepID: generator.pick(["s0", "s1"]))
         let control = (type == .send || type == .impression) && generator.chance(0.2)
         return Event(

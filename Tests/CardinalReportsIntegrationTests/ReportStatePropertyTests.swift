@@ -57,6 +57,18 @@ import TestSupport
                     )
                 }
             }
+            // The workloads' canvas, keyed by its id as 0034 keys a canvas's settings: a primary and a further
+            // conversion event and a window of its own (fixed, taking nothing from the generator).
+            try connection.execute(
+                """
+                insert into cardinal.campaign_settings (app_id, campaign_id, conversion_event, conversion_window)
+                values ($1, $2, 'purchase', interval '2 days')
+                """,
+                [app.id, RandomWorkload.canvas]
+            )
+            try connection.execute(
+                "insert into cardinal.campaign_conversion_events values ($1, $2, 2, 'signup')", [app.id, RandomWorkload.canvas]
+            )
             for batch in workload.batches {
                 _ = try writer.write(
                     events: batch.map { EventRecord(appID: app.id, event: $0, receivedAt: Date()) }, rejections: []
@@ -152,6 +164,41 @@ import TestSupport
                 [app, baseDay.adding(days: first), baseDay.adding(days: last),
                  generator.pick([nil, nil] + RandomWorkload.campaigns), generator.chance(0.3)]
             )
+        }
+
+        /// control_arms of the workloads' canvas (0034), with and without overrides.
+        func canvasControlArms(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
+            return try differences(
+                "control_arms", "$1, null, $2, $3, $4, $5, $6::interval, $7, $8",
+                [app, baseDay.adding(days: first), baseDay.adding(days: last), asOf,
+                 generator.pick([nil, nil, "signup"]), generator.pick([nil, nil, "1 day"]), generator.chance(0.3),
+                 RandomWorkload.canvas]
+            )
+        }
+
+        /// control_arm_conversions of the workloads' canvas from state against the same over raw events.
+        func canvasControlArmConversions(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
+            let call = { (reference: Bool) in
+                "cardinal.control_arm_conversions($1, null, $2, $3, $4, $5, \(reference), $6::interval, $7)"
+            }
+            let row = try connection.query(
+                """
+                select (select count(*) from (
+                            select * from \(call(false)) except all select * from \(call(true))) as extra)
+                     + (select count(*) from (
+                            select * from \(call(true)) except all select * from \(call(false))) as missing),
+                       (select count(*) from \(call(true)))
+                """,
+                [app, baseDay.adding(days: first), baseDay.adding(days: last), asOf, generator.chance(0.3),
+                 generator.pick([nil, nil, "1 day"]), RandomWorkload.canvas]
+            ).first
+            return (try row?.decode(Int64.self, at: 0) ?? -1, try row?.decode(Int64.self, at: 1) ?? -1)
         }
 
         /// control_arm_conversions from state against the same over raw events (its `reference` argument).
@@ -252,6 +299,7 @@ import TestSupport
         var compared: Int64 = 0
         var kinds: Set<String> = []
         var conversionRows: Int64 = 0
+        var canvasRows: Int64 = 0
         for seed in 1...workloads {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -282,6 +330,17 @@ import TestSupport
                 #expect(armDifferences == 0, "control_arm_conversions differs on workload \(seed)")
                 conversionRows += armRows
             }
+            var canvasGenerator = SeededGenerator(seed: seed &+ 700_000)
+            for _ in 0..<2 {
+                let (differences, rows) = try bench.canvasControlArms(app: app, generator: &canvasGenerator)
+                #expect(differences == 0, "control_arms of the canvas differs on workload \(seed)")
+                canvasRows += rows
+                let (armDifferences, armRows) = try bench.canvasControlArmConversions(
+                    app: app, generator: &canvasGenerator
+                )
+                #expect(armDifferences == 0, "control_arm_conversions of the canvas differs on workload \(seed)")
+                canvasRows += armRows
+            }
             kinds.formUnion(try bench.kinds(app: app))
             // As cardinald would by now: the next workload's reports then read only its own queued events.
             _ = try bench.state.fold()
@@ -289,6 +348,7 @@ import TestSupport
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(workloads) * 5)
         #expect(conversionRows > Int64(workloads))
+        #expect(canvasRows > Int64(workloads))
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """
@@ -339,6 +399,12 @@ import TestSupport
                 #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
                 #expect(try bench.anomalies(app: app, generator: &generator).0 == 0, "workload \(seed)")
             }
+            // A zone on the canvas's settings row changes nothing: canvas report days are the app's (0034).
+            try bench.connection.execute(
+                "update cardinal.campaign_settings set report_time_zone = $3 where app_id = $1 and campaign_id = $2",
+                [appID, RandomWorkload.canvas, generator.pick(RandomWorkload.zones)]
+            )
+            #expect(try bench.canvasControlArms(app: app, generator: &generator).0 == 0, "canvas, workload \(seed)")
             _ = try bench.state.fold()
         }
     }

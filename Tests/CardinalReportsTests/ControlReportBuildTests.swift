@@ -196,4 +196,53 @@ import Testing
         #expect(abs(check.chi2 - 100) < 1e-9)
         #expect(campaign.isControlExperiment)
     }
+
+    private func conversion(
+        _ ordinal: Int, _ name: String, _ variant: String?, control: Bool = false, users: Int, converters: Int
+    ) -> ControlArmConversionRow {
+        ControlArmConversionRow(app: "shop", campaignID: "c1", ordinal: ordinal, conversionEvent: name,
+                                variantID: variant, control: control, users: users, converters: converters)
+    }
+
+    @Test("Further conversion events get the primary's arms with their own converters, and Holm over all of them")
+    func furtherConversionEvents() throws {
+        // Primary and signup: reference case 0 (control 500/10000, v1 560/10000, v2 505/9800). Share: 500, 500
+        // and 490 converters, every rate 0.05, so z = 0 and p = 1 for both variants.
+        let campaigns = ControlReport.build(
+            rows: [arm("c1", nil, control: true, users: 10_000, converters: 500),
+                   arm("c1", "v1", users: 10_000, converters: 560), arm("c1", "v2", users: 9_800, converters: 505)],
+            splits: [:],
+            conversions: [
+                conversion(2, "signup", nil, control: true, users: 10_000, converters: 500),
+                conversion(2, "signup", "v1", users: 10_000, converters: 560),
+                conversion(2, "signup", "v2", users: 9_800, converters: 505),
+                conversion(3, "share", nil, control: true, users: 10_000, converters: 500),
+                conversion(3, "share", "v1", users: 10_000, converters: 500),
+                conversion(3, "share", "v2", users: 9_800, converters: 490),
+            ],
+            asOf: Self.asOf
+        )
+        let campaign = try #require(campaigns.first)
+        #expect(campaign.furtherConversions.map(\.ordinal) == [2, 3])
+        #expect(campaign.furtherConversions.map(\.conversionEvent) == ["signup", "share"])
+        let signup = campaign.furtherConversions[0]
+        let share = campaign.furtherConversions[1]
+        #expect(share.arms.map(\.splitName) == ["control", "v1", "v2"])
+        #expect(share.arms.map(\.converters) == [500, 500, 490])
+        #expect(share.arms.map(\.exposedUsers) == [10_000, 10_000, 9_800])
+        // The primary keeps its family of two variants: the reference's Holm values.
+        let reference = try ReferenceFixture.load().cases[0]
+        expectClose(campaign.comparisons[0].statistics.pValueHolm, reference.variants[0].pValueHolm, "primary v1")
+        expectClose(campaign.comparisons[1].statistics.pValueHolm, reference.variants[1].pValueHolm, "primary v2")
+        // The further events are one family of four: p = 0.058258, 0.623726, 1, 1. The smallest × 4 = 0.233031;
+        // 0.623726 × 3 is capped at 1, and so is everything after it.
+        expectClose(signup.comparisons[0].statistics.pValue, reference.variants[0].pValuePooledZ, "signup v1 raw")
+        expectClose(signup.comparisons[0].statistics.pValueHolm, 4 * 0.05825780603351623, "signup v1")
+        expectClose(signup.comparisons[1].statistics.pValueHolm, 1, "signup v2")
+        for comparison in share.comparisons {
+            expectClose(comparison.statistics.z, 0, "share z")
+            expectClose(comparison.statistics.pValueHolm, 1, "share Holm")
+        }
+        #expect(share.comparisons.map(\.variantID) == ["v1", "v2"])
+    }
 }

@@ -50,4 +50,25 @@ import Testing
         #expect(ControlStatistics.holm([0.03]) == [0.03])
         #expect(ControlStatistics.holm([]).isEmpty)
     }
+
+    @Test("Further conversion events are one Holm family: every variant × event p-value counts in m")
+    func familyAcrossConversionEvents() throws {
+        let fixture = try ReferenceFixture.load()
+        // Event A: reference case 0 (control 500/10000, v1 560/10000, v2 505/9800), raw p 0.058258 and 0.623726.
+        // Event B: reference case 3 (control 21/108, v1 17/97), raw p 0.724119.
+        let first = fixture.cases[0]
+        let third = fixture.cases[3]
+        let comparisons = ControlStatistics.compareAll(events: [
+            (variants: [first.arms[1].counts, first.arms[2].counts], control: first.arms[0].counts),
+            (variants: [third.arms[1].counts], control: third.arms[0].counts),
+        ])
+        #expect(comparisons.map(\.count) == [2, 1])
+        expectClose(comparisons[0][0].pValue, first.variants[0].pValuePooledZ, "A v1 raw")
+        expectClose(comparisons[1][0].pValue, third.variants[0].pValuePooledZ, "B v1 raw")
+        // m = 3: the smallest, 0.058258, times 3 = 0.174773; 0.623726 × 2 and 0.724119 × 1 are lifted to 1
+        // (capped, then the running maximum).
+        expectClose(comparisons[0][0].pValueHolm, 3 * 0.05825780603351623, "A v1 Holm")
+        expectClose(comparisons[0][1].pValueHolm, 1, "A v2 Holm")
+        expectClose(comparisons[1][0].pValueHolm, 1, "B v1 Holm")
+    }
 }

@@ -1,6 +1,7 @@
 import CardinalCore
 import CardinalReports
 import CardinalStore
+import Foundation
 import Testing
 
 @Suite struct RenderingTests {
@@ -107,6 +108,57 @@ import Testing
         #expect(!page.contains("<script>"))
         #expect(!page.contains("http"))
         #expect(page.hasSuffix("</html>\n"))
+    }
+
+    /// Campaign c1 with control 10/100 and v1 20/100 buying; signup, its second conversion event, 5/100 and 5/100.
+    private static func controlWithSignup(canvas: Bool = false) -> ControlReport {
+        let arms = [(nil as String?, true, 10), ("v1", false, 20)].map { variant, control, converters in
+            ControlArmRow(app: "shop", campaignID: "c1", conversionEvent: "purchase", window: .standard,
+                          variantID: variant, control: control, users: 100, converters: converters, exposedUsers: 100,
+                          usersInSeveralArms: 0, isCanvas: canvas)
+        }
+        let signup = [(nil as String?, true), ("v1", false)].map { variant, control in
+            ControlArmConversionRow(app: "shop", campaignID: "c1", ordinal: 2, conversionEvent: "signup",
+                                    variantID: variant, control: control, users: 100, converters: 5)
+        }
+        var scope = Self.scope
+        scope.canvas = canvas ? "c1" : nil
+        return ControlReport(scope: scope, asOf: Date(timeIntervalSince1970: 1_800_000_000), allCampaigns:
+            ControlReport.build(rows: arms, splits: [:], conversions: signup, asOf: Date(timeIntervalSince1970: 1_800_000_000)))
+    }
+
+    @Test("Further conversion events follow the primary's rows in the table and get a table of their own on the page")
+    func controlFurtherConversions() throws {
+        let report = Self.controlWithSignup()
+        let csv = report.render(.csv).split(separator: "\n")
+        // Header, control and v1 on purchase, control and v1 on signup.
+        #expect(csv.count == 5)
+        #expect(csv[1].hasPrefix("shop,c1,purchase,3d,control,100,10,0.1,"))
+        #expect(csv[3].hasPrefix("shop,c1,signup,3d,control,100,5,0.05,"))
+        // Equal rates on signup: difference 0, then the lift 0 with its interval.
+        #expect(csv[4].hasPrefix("shop,c1,signup,3d,v1,100,5,0.05,0,"))
+        let page = report.render(.html)
+        #expect(page.contains("<h3>Conversion event signup"))
+        #expect(page.components(separatedBy: "<table class=\"arms\">").count - 1 == 2)
+        let json = try JSONValue.parse(report.render(.json))
+        guard case .object(let document) = json, case .array(let campaigns)? = document["campaigns"],
+              case .object(let campaign)? = campaigns.first
+        else {
+            Issue.record("no campaign in \(json.compactText)")
+            return
+        }
+        #expect(campaign["campaign_id"] == .string("c1"))
+        #expect(campaign["canvas_id"] == .null)
+        #expect(campaign.members.suffix(2).map(\.key) == ["canvas_id", "conversions"])
+    }
+
+    @Test("A canvas report names its id column canvas_id and its page sections Canvas")
+    func controlCanvas() {
+        let report = Self.controlWithSignup(canvas: true)
+        #expect(report.render(.csv).hasPrefix("app,canvas_id,conversion_event,"))
+        #expect(report.render(.html).contains("<h2>Canvas c1 (shop)</h2>"))
+        #expect(report.render(.json).contains(#""campaign_id":null,"#))
+        #expect(report.render(.json).contains(#""canvas_id":"c1","#))
     }
 
     @Test("Anomaly findings render with their evidence in every format")

@@ -25,6 +25,21 @@ import Testing
         #expect(try ConversionWindow(parsing: "3d").postgresText == "3 days 0 seconds")
     }
 
+    @Test("An influenced open window is written like a conversion window, between 1 minute and 7 days")
+    func influencedOpenWindows() throws {
+        #expect(try InfluencedOpenWindow(parsing: "12h").seconds == 43_200)
+        #expect(try InfluencedOpenWindow(parsing: "1m").seconds == 60)
+        #expect(try InfluencedOpenWindow(parsing: "7d").seconds == 604_800)
+        #expect(try InfluencedOpenWindow(parsing: "90m").description == "1h30m")
+        #expect(InfluencedOpenWindow.standard.description == "12h")
+        #expect(try InfluencedOpenWindow(parsing: "1d12h").postgresText == "1 days 43200 seconds")
+        for text in ["", "12", "59s", "7d1s", "8d", "12h1d", "twelve hours"] {
+            #expect(throws: CampaignSettingsError.invalidInfluencedOpenWindow(text), "\(text)") {
+                try InfluencedOpenWindow(parsing: text)
+            }
+        }
+    }
+
     @Test("A split is arm=weight pairs with positive weights and distinct names")
     func splits() throws {
         let split = try ExpectedSplit(parsing: "control=1, v1=2.5,v2=1")

@@ -31,7 +31,7 @@ import TestSupport
                                       belongs to one app.
               keys                    Create, list and revoke ingest keys.
               campaigns               Set and list campaign report settings: conversion
-                                      event, window, expected split, time zone.
+                                      events, windows, expected split, time zone.
               report                  Compute and print reports, or run the scheduled job
                                       that stores them for psql and dashboards.
               state                   Fold stored events into the report state, show its
@@ -101,6 +101,31 @@ import TestSupport
         #expect(!result.standardError.contains(key.trimmingCharacters(in: .newlines)), "the key is never logged")
         let stored = try database.connect().query("select count(*) from cardinal.ingest_keys")[0].decode(Int.self, at: 0)
         #expect(stored == 1)
+    }
+
+    @Test("campaigns set --influenced-open-window stores the window campaigns list shows, and refuses one over 7 days")
+    func influencedOpenWindowSetting() throws {
+        let database = try TestDatabase.migrated(prefix: "e2e_cli")
+        defer { database.drop() }
+        try CardinalCLI.createApp("cli-app", databaseURL: database.url)
+        let common = ["--app", "cli-app", "--database-url", database.url, "--format", "csv"]
+
+        let set = try CardinalCLI.succeed(["campaigns", "set", "--campaign", "push1", "--influenced-open-window", "90m"]
+                                          + common)
+        #expect(set.hasPrefix("app,campaign_id,"), "\(set)")
+        #expect(set.split(separator: "\n").first?.hasSuffix(",influenced_open_window") == true, "\(set)")
+        #expect(set.split(separator: "\n").last?.hasSuffix(",1h30m") == true, "90 minutes print as 1h30m: \(set)")
+        // Another setting keeps the window.
+        try CardinalCLI.succeed(["campaigns", "set", "--campaign", "push1", "--window", "1d"] + common)
+        let listed = try CardinalCLI.succeed(["campaigns", "list"] + common)
+        #expect(listed.split(separator: "\n").last?.hasSuffix(",1h30m") == true, "\(listed)")
+        let stored = try database.connect().query("select influenced_open_window::text from cardinal.campaign_settings")
+        #expect(try stored[0].decode(String.self, at: 0) == "01:30:00")
+
+        let refused = try CardinalCLI.run(["campaigns", "set", "--campaign", "push1", "--influenced-open-window", "8d"]
+                                          + common)
+        #expect(refused.exitStatus == 64)
+        #expect(refused.standardError.contains("between 1m and 7d"), "\(refused.standardError)")
     }
 
     @Test("A usage error exits 64 with 'Error:' and the usage on standard error, nothing on standard output")

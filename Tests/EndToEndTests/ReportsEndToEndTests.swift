@@ -147,6 +147,65 @@ import TestSupport
         #expect(spring["srm"] is NSNull)
     }
 
+    /// An event of step `step` of canvas `onboarding` at `minutes` after yesterday noon.
+    private static func canvasEvent(_ type: String, user: String, step: String, minutes: Double, extra: String) -> TestEvent {
+        let id = UUID()
+        let time = EpochMilliseconds.rfc3339(noon.addingTimeInterval(minutes * 60))
+        return TestEvent(id: id, json: """
+            {"id":"\(id.uuidString)","type":"\(type)","time":"\(time)","user_id":"\(user)","channel":"content_card",\
+            "canvas_id":"onboarding","canvas_step_id":"\(step)"\(extra)}
+            """)
+    }
+
+    @Test("control --canvas compares a canvas's arms over its steps on each conversion event; --campaign with it is refused")
+    func canvasControlReport() throws {
+        let fixture = try IngestFixture()
+        // c1 (v1) sees steps s1 and s2, buys at +30 and signs up at +35; c2 (v1) sees s2 only; c3 and c4 are
+        // control, c3 buys at +40. The window is one hour, so all of it counts.
+        let events = [
+            Self.canvasEvent("impression", user: "c1", step: "s1", minutes: 0, extra: #","variant_id":"v1""#),
+            Self.canvasEvent("impression", user: "c1", step: "s2", minutes: 10, extra: #","variant_id":"v1""#),
+            Self.event("conversion", user: "c1", minutes: 30, extra: #","name":"purchase""#),
+            Self.event("conversion", user: "c1", minutes: 35, extra: #","name":"signup""#),
+            Self.canvasEvent("impression", user: "c2", step: "s2", minutes: 0, extra: #","variant_id":"v1""#),
+            Self.canvasEvent("impression", user: "c3", step: "s1", minutes: 0, extra: #","control":true"#),
+            Self.event("conversion", user: "c3", minutes: 40, extra: #","name":"purchase""#),
+            Self.canvasEvent("impression", user: "c4", step: "s1", minutes: 0, extra: #","control":true"#),
+        ]
+        let daemon = try fixture.startDaemon()
+        #expect(try fixture.client(of: daemon).ingest(events).counts == .accepted(events.count))
+        daemon.stop()
+        try CardinalCLI.succeed([
+            "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "onboarding",
+            "--conversions", "purchase,signup", "--window", "1h", "--database-url", fixture.database.url,
+        ])
+        let json = try report(fixture, ["control", "--canvas", "onboarding"])
+        let canvases = try #require(json["campaigns"] as? [[String: Any]])
+        #expect(canvases.count == 1)
+        let canvas = try #require(canvases.first)
+        #expect(canvas["campaign_id"] is NSNull)
+        #expect(canvas["canvas_id"] as? String == "onboarding")
+        #expect(canvas["conversion_event"] as? String == "purchase")
+        // purchase: control {c3, c4} 1 buyer, v1 {c1, c2} 1 buyer (c1 once, for two steps).
+        let arms = try #require(canvas["arms"] as? [[String: Any]])
+        #expect(arms.map { $0["users"] as? Int } == [2, 2])
+        #expect(arms.map { $0["converters"] as? Int } == [1, 1])
+        // signup: nobody in control, c1 in v1: 0/2 against 1/2, difference 0.5.
+        let conversions = try #require(canvas["conversions"] as? [[String: Any]])
+        let signup = try #require(conversions.first)
+        #expect(signup["conversion_event"] as? String == "signup")
+        #expect(signup["ordinal"] as? Int == 2)
+        #expect((signup["arms"] as? [[String: Any]])?.map { $0["converters"] as? Int } == [0, 1])
+        let comparison = try #require((signup["comparisons"] as? [[String: Any]])?.first)
+        #expect(abs((comparison["difference"] as? Double ?? -1) - 0.5) < 1e-9)
+
+        let both = try CardinalCLI.run([
+            "report", "control", "--campaign", "spring", "--canvas", "onboarding", "--database-url", fixture.database.url,
+        ])
+        #expect(both.exitStatus == 64)
+        #expect(both.standardError.contains("--campaign and --canvas"), "\(both.standardError)")
+    }
+
     @Test("anomalies finds nothing on a clean integration and points at a dismissal logged without an impression")
     func anomaliesReport() throws {
         let fixture = try IngestFixture()

@@ -24,10 +24,6 @@ public struct AnomaliesReport: Sendable, Equatable {
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
         window: ConversionWindow? = nil
     ) throws -> AnomaliesReport {
-        // The control report has campaigns only: a report narrowed to a canvas has no sample ratio findings.
-        guard scope.canvas == nil else {
-            return AnomaliesReport(scope: scope, findings: try session.anomalies(scope))
-        }
         let control = try ControlReport.run(
             session: session, scope: scope, asOf: asOf, conversion: conversion, window: window
         )

@@ -16,8 +16,10 @@ public struct ControlCampaign: Sendable, Equatable {
 
     /// The app's name.
     public var app: String
-    /// The campaign.
+    /// The campaign; in a canvas report (``isCanvas``) the canvas, whose id also keys its settings.
     public var campaignID: String
+    /// Whether this is a canvas (`cardinal report control --canvas`) rather than a campaign.
+    public var isCanvas = false
     /// The conversion event counted; `nil` when none is set (then there are no comparisons).
     public var conversionEvent: String?
     /// The conversion window.
@@ -28,6 +30,9 @@ public struct ControlCampaign: Sendable, Equatable {
     public var arms: [ControlArm]
     /// Each variant arm against control, in the order of ``arms``; empty without a conversion event.
     public var comparisons: [ControlComparison]
+    /// The campaign's conversion events after the primary one, in order, each with its arms and comparisons;
+    /// empty when it has none or when `--conversion` replaces its events.
+    public var furtherConversions: [ControlConversion] = []
     /// The split the sample ratio check tested against; `nil` when it is unknown.
     public var expectedSplit: ExpectedSplit?
     /// Where ``expectedSplit`` came from.

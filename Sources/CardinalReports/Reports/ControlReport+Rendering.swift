@@ -7,6 +7,9 @@ extension ControlReport {
     /// `null` for every undefined statistic and for a skipped sample ratio check, whose reason is in
     /// `srm_skipped`; `srm_split_source` says where the expected split came from (`unknown` skips the check). Without a campaign to show
     /// the table and the page say so, naming the scope; CSV keeps its header and JSON its empty `campaigns`.
+    /// A canvas report (`--canvas`) has `campaign_id` null and `canvas_id` set (its table's id column is
+    /// `canvas_id`); a campaign's further conversion events are in `conversions`, and follow the primary's
+    /// rows in the table and on the page.
     public func render(_ format: OutputFormat) -> String {
         let emptyLine = ReportText.nothing("campaigns with a conversion event or a control arm", for: scope)
         switch format {
@@ -20,7 +23,8 @@ extension ControlReport {
                 notes: [ReportText.scopeLine(scope), "Matured users as of \(ReportText.timestamp(asOf))."]
                     + (campaigns.isEmpty ? [emptyLine] : []),
                 sections: campaigns.map { campaign in
-                    HTMLPage.Section(heading: "Campaign \(campaign.campaignID) (\(campaign.app))",
+                    HTMLPage.Section(heading: "\(campaign.isCanvas ? "Canvas" : "Campaign") \(campaign.campaignID) "
+                                         + "(\(campaign.app))",
                                      body: ExperimentVerdict.html(campaign))
                 } + (campaigns.isEmpty ? [] : [PageDefinitions.section])
             ).render()
@@ -46,40 +50,53 @@ extension ControlReport {
         } ?? .null
         return ReportJSON.object([
             ("app", .string(campaign.app)),
-            ("campaign_id", .string(campaign.campaignID)),
+            ("campaign_id", campaign.isCanvas ? .null : .string(campaign.campaignID)),
             ("conversion_event", ReportJSON.string(campaign.conversionEvent)),
             ("window_days", ReportJSON.number(campaign.window.days)),
             ("as_of", .string(ReportText.timestamp(campaign.asOf))),
-            ("arms", .array(campaign.arms.map { arm in
-                ReportJSON.object([
-                    ("variant_id", ReportJSON.string(arm.variantID)),
-                    ("control", .bool(arm.control)),
-                    ("users", ReportJSON.integer(arm.users)),
-                    ("converters", ReportJSON.integer(arm.converters)),
-                    ("rate", ReportJSON.number(arm.rate)),
-                ])
-            })),
-            ("comparisons", .array(campaign.comparisons.map { comparison in
-                let statistics = comparison.statistics
-                return ReportJSON.object([
-                    ("variant_id", ReportJSON.string(comparison.variantID)),
-                    ("difference", ReportJSON.number(statistics.difference)),
-                    ("difference_ci95", intervalJSON(statistics.differenceCI95)),
-                    ("relative_lift", ReportJSON.number(statistics.relativeLift)),
-                    ("relative_lift_ci95", intervalJSON(statistics.relativeLiftCI95)),
-                    ("z", ReportJSON.number(statistics.z)),
-                    ("p_value", ReportJSON.number(statistics.pValue)),
-                    ("p_value_holm", ReportJSON.number(statistics.pValueHolm)),
-                    ("confidence", ReportJSON.number(statistics.confidence)),
-                    ("chance_to_beat_control", ReportJSON.number(statistics.chanceToBeatControl)),
-                ])
-            })),
+            ("arms", .array(campaign.arms.map(armJSON))),
+            ("comparisons", .array(campaign.comparisons.map(comparisonJSON))),
             ("srm", srm),
             ("srm_split_source", .string(campaign.splitSource.rawValue)),
             ("srm_expected_split", campaign.expectedSplit.map { split in
                 ReportJSON.object(split.arms.map { ($0.name, ReportJSON.number($0.weight)) })
             } ?? .null),
             ("srm_skipped", ReportJSON.string(campaign.sampleRatioSkipped)),
+            ("canvas_id", campaign.isCanvas ? .string(campaign.campaignID) : .null),
+            ("conversions", .array(campaign.furtherConversions.map { conversion in
+                ReportJSON.object([
+                    ("ordinal", ReportJSON.integer(conversion.ordinal)),
+                    ("conversion_event", .string(conversion.conversionEvent)),
+                    ("arms", .array(conversion.arms.map(armJSON))),
+                    ("comparisons", .array(conversion.comparisons.map(comparisonJSON))),
+                ])
+            })),
+        ])
+    }
+
+    private static func armJSON(_ arm: ControlArm) -> JSONValue {
+        ReportJSON.object([
+            ("variant_id", ReportJSON.string(arm.variantID)),
+            ("control", .bool(arm.control)),
+            ("users", ReportJSON.integer(arm.users)),
+            ("converters", ReportJSON.integer(arm.converters)),
+            ("rate", ReportJSON.number(arm.rate)),
+        ])
+    }
+
+    private static func comparisonJSON(_ comparison: ControlComparison) -> JSONValue {
+        let statistics = comparison.statistics
+        return ReportJSON.object([
+            ("variant_id", ReportJSON.string(comparison.variantID)),
+            ("difference", ReportJSON.number(statistics.difference)),
+            ("difference_ci95", intervalJSON(statistics.differenceCI95)),
+            ("relative_lift", ReportJSON.number(statistics.relativeLift)),
+            ("relative_lift_ci95", intervalJSON(statistics.relativeLiftCI95)),
+            ("z", ReportJSON.number(statistics.z)),
+            ("p_value", ReportJSON.number(statistics.pValue)),
+            ("p_value_holm", ReportJSON.number(statistics.pValueHolm)),
+            ("confidence", ReportJSON.number(statistics.confidence)),
+            ("chance_to_beat_control", ReportJSON.number(statistics.chanceToBeatControl)),
         ])
     }
 
@@ -88,11 +105,12 @@ extension ControlReport {
         interval.map { .array([ReportJSON.number($0.lower), ReportJSON.number($0.upper)]) } ?? .null
     }
 
-    /// One row per arm with its comparison (variants) and the campaign's sample ratio check.
+    /// One row per arm with its comparison (variants) and the campaign's sample ratio check, for the primary
+    /// conversion event and then for each further one.
     func table(exact: Bool) -> TextTable {
         let style = CellStyle(exact: exact)
-        var header = ["app", "campaign_id", "conversion_event", "window", "arm", "users", "converters", "rate",
-                      "difference"]
+        var header = ["app", scope.canvas == nil ? "campaign_id" : "canvas_id", "conversion_event", "window", "arm",
+                      "users", "converters", "rate", "difference"]
         header += style.intervalHeader("difference_ci95")
         header.append("relative_lift")
         header += style.intervalHeader("relative_lift_ci95")
@@ -101,17 +119,27 @@ extension ControlReport {
         var rows: [[String?]] = []
         for campaign in campaigns {
             for arm in campaign.arms {
-                rows.append(Self.cells(arm: arm, of: campaign, style: style))
+                rows.append(Self.cells(arm: arm, event: campaign.conversionEvent, comparisons: campaign.comparisons,
+                                       of: campaign, style: style))
+            }
+            for conversion in campaign.furtherConversions {
+                for arm in conversion.arms {
+                    rows.append(Self.cells(arm: arm, event: conversion.conversionEvent,
+                                           comparisons: conversion.comparisons, of: campaign, style: style))
+                }
             }
         }
         return TextTable(header: header, rows: rows)
     }
 
-    private static func cells(arm: ControlArm, of campaign: ControlCampaign, style: CellStyle) -> [String?] {
+    private static func cells(
+        arm: ControlArm, event: String?, comparisons: [ControlComparison], of campaign: ControlCampaign,
+        style: CellStyle
+    ) -> [String?] {
         let statistics: VariantComparison? = arm.control
-            ? nil : campaign.comparisons.first { $0.variantID == arm.variantID }?.statistics
+            ? nil : comparisons.first { $0.variantID == arm.variantID }?.statistics
         let check = campaign.sampleRatio.check
-        var cells: [String?] = [campaign.app, campaign.campaignID, campaign.conversionEvent,
+        var cells: [String?] = [campaign.app, campaign.campaignID, event,
                                 campaign.window.description, arm.splitName, String(arm.users)]
         cells.append(arm.converters.map { String($0) })
         cells.append(style.rate(arm.rate))

@@ -41,8 +41,8 @@ extension ControlReport {
         }
     }
 
-    /// A `sample_ratio_mismatch` finding for every campaign (control experiment or not) whose arm sizes do not
-    /// fit the expected split, for the anomalies report. The evidence says where the split came from:
+    /// A `sample_ratio_mismatch` finding for every campaign or canvas (control experiment or not) whose arm
+    /// sizes do not fit the expected split, for the anomalies report; a canvas's names the canvas, no step. The evidence says where the split came from:
     /// `split_configured` is 1 for a configured split and 0 for one learned from the sends (evidence is
     /// numeric), whose users per arm are then `send_users.<arm>`.
     public var sampleRatioFindings: [AnomalyFinding] {
@@ -71,8 +71,11 @@ extension ControlReport {
                     + "custom UI, or exposures logged for another arm than the one sent."
                 : "Arm sizes do not fit the configured split: control impressions lost by a custom UI, a broken "
                     + "assignment, or a split setting that does not match the campaign."
+            // A canvas's arms are the whole canvas's (no step), as its other findings' arms are.
             return AnomalyFinding(
-                kind: .sampleRatioMismatch, severity: .critical, app: campaign.app, campaignID: campaign.campaignID,
+                kind: .sampleRatioMismatch, severity: .critical, app: campaign.app,
+                campaignID: campaign.isCanvas ? nil : campaign.campaignID,
+                canvasID: campaign.isCanvas ? campaign.campaignID : nil,
                 evidence: AnomalyEvidence(items), likelyCause: cause
             )
         }

@@ -28,21 +28,27 @@ public struct ControlReport: Sendable, Equatable {
 
     /// Computes the report.
     /// - Parameters:
-    ///   - conversion: The conversion event for every campaign, instead of each one's setting.
-    ///   - window: The conversion window for every campaign, instead of each one's setting.
+    ///   - conversion: The conversion event for every campaign, instead of each one's setting; it replaces all
+    ///     of a campaign's conversion events, so the report then has no further ones.
+    ///   - window: The conversion window for every campaign and conversion event, instead of each one's setting.
     /// - Throws: `PostgresError`, ``ReportDecodingError``.
     public static func run(
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
         window: ConversionWindow? = nil
     ) throws -> ControlReport {
         let rows = try session.controlArms(scope, asOf: asOf, conversion: conversion, window: window)
+        let further = conversion == nil ? try session.controlArmConversions(scope, asOf: asOf, window: window) : []
         var splits: [CampaignKey: ExpectedSplit] = [:]
         for settings in try session.campaignSettings(app: scope.app) {
             splits[CampaignKey(app: settings.app, campaignID: settings.campaignID)] = settings.expectedSplit
         }
-        let sends = Dictionary(grouping: try session.sendArms(scope)) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
+        // send_arms knows campaigns only: a canvas's split is configured or unknown.
+        let sends = scope.canvas == nil
+            ? Dictionary(grouping: try session.sendArms(scope)) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
+            : [:]
         return ControlReport(
-            scope: scope, asOf: asOf, allCampaigns: build(rows: rows, splits: splits, sends: sends, asOf: asOf)
+            scope: scope, asOf: asOf,
+            allCampaigns: build(rows: rows, splits: splits, sends: sends, conversions: further, asOf: asOf)
         )
     }
 
@@ -67,11 +73,14 @@ public struct ControlReport: Sendable, Equatable {
     ///   - splits: The configured expected split of each campaign that has one.
     ///   - sends: The users sent to per arm (`cardinal.send_arms`) of each campaign with sends, from which an
     ///     expected split is learned when none is configured.
+    ///   - conversions: The arms of each campaign's conversion events after the primary one
+    ///     (`cardinal.control_arm_conversions`, ordinals 2 to 4).
     ///   - asOf: The maturity cut-off the rows were counted with.
     public static func build(
         rows: [ControlArmRow], splits: [CampaignKey: ExpectedSplit], sends: [CampaignKey: [SendArmRow]] = [:],
-        asOf: Date
+        conversions: [ControlArmConversionRow] = [], asOf: Date
     ) -> [ControlCampaign] {
+        let conversionRows = Dictionary(grouping: conversions) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
         var order: [CampaignKey] = []
         var grouped: [CampaignKey: [ControlArmRow]] = [:]
         for row in rows {
@@ -92,11 +101,56 @@ public struct ControlReport: Sendable, Equatable {
             let (split, source) = expectedSplit(arms: arms, configured: splits[key], sends: sends[key] ?? [])
             let (splitArms, outcome, skipped) = sampleRatio(arms: arms, split: split)
             return ControlCampaign(
-                app: key.app, campaignID: key.campaignID, conversionEvent: first.conversionEvent,
-                window: first.window, asOf: asOf, arms: arms, comparisons: comparisons(arms: arms),
+                app: key.app, campaignID: key.campaignID, isCanvas: first.isCanvas,
+                conversionEvent: first.conversionEvent, window: first.window, asOf: asOf, arms: arms,
+                comparisons: comparisons(arms: arms),
+                furtherConversions: furtherConversions(arms: arms, rows: conversionRows[key] ?? []),
                 expectedSplit: split, splitSource: source, splitArms: splitArms, sampleRatio: outcome,
                 sampleRatioSkipped: skipped,
                 usersInSeveralArms: first.usersInSeveralArms
+            )
+        }
+    }
+
+    /// The campaign's arms on each further conversion event, and every variant against control on each, with
+    /// Holm across all variant × event pairs (``ControlStatistics/compareAll(events:)``). An arm keeps its
+    /// place and exposed users from the primary's arms; an arm without a row (none when the functions read one
+    /// snapshot) has no converters, and then its event has no comparisons.
+    private static func furtherConversions(arms: [ControlArm], rows: [ControlArmConversionRow]) -> [ControlConversion] {
+        var order: [Int] = []
+        var byOrdinal: [Int: [ControlArmConversionRow]] = [:]
+        for row in rows {
+            if byOrdinal[row.ordinal] == nil {
+                order.append(row.ordinal)
+            }
+            byOrdinal[row.ordinal, default: []].append(row)
+        }
+        let events = order.compactMap { ordinal -> (ordinal: Int, name: String, arms: [ControlArm])? in
+            guard let eventRows = byOrdinal[ordinal], let name = eventRows.first?.conversionEvent else {
+                return nil
+            }
+            return (ordinal, name, arms.map { arm in
+                let row = eventRows.first { $0.control == arm.control && $0.variantID == arm.variantID }
+                return ControlArm(variantID: arm.variantID, control: arm.control, users: row?.users ?? arm.users,
+                                  converters: row?.converters, exposedUsers: arm.exposedUsers)
+            })
+        }
+        let compared = events.map { event -> (variants: [ArmCounts], control: ArmCounts)? in
+            let variantCounts = event.arms.filter { !$0.control }.compactMap(\.counts)
+            guard !variantCounts.isEmpty, variantCounts.count == event.arms.count(where: { !$0.control }) else {
+                return nil
+            }
+            return (variantCounts, event.arms.first(where: \.control)?.counts ?? ArmCounts(users: 0, converters: 0))
+        }
+        var statistics = ControlStatistics.compareAll(events: compared.compactMap(\.self))[...]
+        return zip(events, compared).map { event, counts in
+            let variants = event.arms.filter { !$0.control }
+            let eventStatistics = counts == nil ? [] : statistics.removeFirst()
+            return ControlConversion(
+                ordinal: event.ordinal, conversionEvent: event.name, arms: event.arms,
+                comparisons: zip(variants, eventStatistics).map {
+                    ControlComparison(variantID: $0.variantID, statistics: $1)
+                }
             )
         }
     }

@@ -6,8 +6,8 @@ enum ReportText {
     /// `App shop, all campaigns, 2026-11-01 to 2026-11-30 (report days), test events excluded.`
     static func scopeLine(_ scope: ReportScope) -> String {
         let app = scope.app.map { "App \($0)" } ?? "All apps"
-        let campaign = scope.canvas.map { "canvas \($0)" } ?? scope.campaign.map { "campaign \($0)" }
-            ?? "all campaigns"
+        let campaign = scope.canvas.map { "canvas \($0)" }
+            ?? scope.campaign.map { "campaign \($0)" } ?? "all campaigns"
         let tests = scope.includeTest ? "test events included" : "test events excluded"
         return "\(app), \(campaign), \(scope.from) to \(scope.to) (report days, both included), \(tests)."
     }
@@ -16,8 +16,8 @@ enum ReportText {
     /// (`every app`, `every campaign` when not narrowed; test events mentioned only when included).
     static func scopeSummary(_ scope: ReportScope) -> String {
         let app = scope.app.map { "app \($0)" } ?? "every app"
-        let campaign = scope.canvas.map { "canvas \($0)" } ?? scope.campaign.map { "campaign \($0)" }
-            ?? "every campaign"
+        let campaign = scope.canvas.map { "canvas \($0)" }
+            ?? scope.campaign.map { "campaign \($0)" } ?? "every campaign"
         let tests = scope.includeTest ? ", test events included" : ""
         return "\(app), \(campaign), \(scope.from) to \(scope.to)\(tests)"
     }

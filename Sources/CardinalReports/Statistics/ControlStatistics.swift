@@ -49,4 +49,28 @@ public enum ControlStatistics {
         }
         return comparisons
     }
+
+    /// Compares every variant with control on each of several conversion events, and adjusts all their
+    /// p-values together by Holm's method: the family is every variant × event pair given.
+    ///
+    /// The control report uses it for a campaign's conversion events after the primary one (issue 12). The
+    /// primary keeps its own family, the variants of ``compareAll(variants:control:)``, so that its adjusted
+    /// p-values mean what they meant before there were further events; the further events are secondary
+    /// metrics, and adjusting them as one family keeps the chance of any false positive among them at the
+    /// level of one test however many events and variants there are.
+    ///
+    /// - Parameter events: Per conversion event, the variants and the control arm they are compared with.
+    /// - Returns: Per event, one comparison per variant in the same order, with
+    ///   ``VariantComparison/pValueHolm`` adjusted over the whole family wherever ``VariantComparison/pValue``
+    ///   is defined.
+    public static func compareAll(events: [(variants: [ArmCounts], control: ArmCounts)]) -> [[VariantComparison]] {
+        var comparisons = events.map { event in event.variants.map { compare(variant: $0, control: event.control) } }
+        var adjusted = holm(comparisons.flatMap { $0.map(\.pValue) })[...]
+        for event in comparisons.indices {
+            for variant in comparisons[event].indices {
+                comparisons[event][variant].pValueHolm = adjusted.removeFirst()
+            }
+        }
+        return comparisons
+    }
 }

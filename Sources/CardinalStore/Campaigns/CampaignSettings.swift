@@ -12,6 +12,8 @@ public struct CampaignSettings: Sendable, Equatable {
     public var furtherConversionEvents: [String]
     /// How long after exposure a conversion counts.
     public var conversionWindow: ConversionWindow
+    /// How long after a push send an app open counts as an influenced open (12 hours when not set).
+    public var influencedOpenWindow: InfluencedOpenWindow
     /// The expected share of users per arm; `nil` means equal shares for the SRM check.
     public var expectedSplit: ExpectedSplit?
     /// The IANA time zone of the report day; `nil` means the app's.
@@ -22,8 +24,10 @@ public struct CampaignSettings: Sendable, Equatable {
     /// Creates settings as read from the database.
     public init(
         app: String, campaignID: String, conversionEvent: String?, conversionWindow: ConversionWindow,
-        expectedSplit: ExpectedSplit?, reportTimeZone: String?, updatedAt: Date, furtherConversionEvents: [String] = []
+        expectedSplit: ExpectedSplit?, reportTimeZone: String?, updatedAt: Date, furtherConversionEvents: [String] = [],
+        influencedOpenWindow: InfluencedOpenWindow = .standard
     ) {
+        self.influencedOpenWindow = influencedOpenWindow
         self.furtherConversionEvents = furtherConversionEvents
         self.app = app
         self.campaignID = campaignID

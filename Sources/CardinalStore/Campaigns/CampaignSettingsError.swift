@@ -2,6 +2,8 @@
 public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The conversion window text is not a duration of 1 second to 30 days.
     case invalidWindow(String)
+    /// The influenced open window text is not a duration of 1 minute to 7 days.
+    case invalidInfluencedOpenWindow(String)
     /// The expected split is not a list of arms with positive weights.
     case invalidSplit(String, reason: String)
     /// The conversion event name breaks the rules of a conversion's `name`.
@@ -17,6 +19,7 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
     public var reason: String {
         switch self {
         case .invalidWindow: Self.windowRule
+        case .invalidInfluencedOpenWindow: Self.influencedOpenWindowRule
         case .invalidSplit(_, let reason): reason
         default: description
         }
@@ -27,6 +30,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
         switch self {
         case .invalidWindow(let text):
             "\"\(text)\" is not a conversion window: \(Self.windowRule)"
+        case .invalidInfluencedOpenWindow(let text):
+            "\"\(text)\" is not an influenced open window: \(Self.influencedOpenWindowRule)"
         case .invalidSplit(let text, let reason):
             "\"\(text)\" is not an expected split: \(reason)"
         case .invalidConversionEvent(let name):
@@ -43,4 +48,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
     /// What a conversion window looks like.
     private static let windowRule =
         "write whole numbers with units d, h, m, s, largest first (3d, 36h, 1d12h), between 1s and 30d"
+
+    /// What an influenced open window looks like.
+    private static let influencedOpenWindowRule =
+        "write whole numbers with units d, h, m, s, largest first (12h, 90m, 1d12h), between 1m and 7d"
 }

@@ -39,8 +39,9 @@ public struct CampaignSettingsStore {
         let rows = try connection.query(
             """
             insert into cardinal.campaign_settings
-                (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone)
-            values ($1, $2, $3, coalesce($5::interval, interval '3 days'), $7::jsonb, $9)
+                (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone,
+                 influenced_open_window)
+            values ($1, $2, $3, coalesce($5::interval, interval '3 days'), $7::jsonb, $9, $11::interval)
             on conflict (app_id, campaign_id) do update set
                 conversion_event = case when $4 then excluded.conversion_event
                                         else campaign_settings.conversion_event end,
@@ -49,9 +50,12 @@ public struct CampaignSettingsStore {
                 expected_split = case when $8 then excluded.expected_split
                                       else campaign_settings.expected_split end,
                 report_time_zone = case when $10 then excluded.report_time_zone
-                                        else campaign_settings.report_time_zone end
+                                        else campaign_settings.report_time_zone end,
+                influenced_open_window = case when $12 then excluded.influenced_open_window
+                                              else campaign_settings.influenced_open_window end
             returning campaign_id, conversion_event, extract(epoch from conversion_window)::bigint, expected_split,
-                      report_time_zone, updated_at
+                      report_time_zone, updated_at,
+                      extract(epoch from coalesce(influenced_open_window, interval '12 hours'))::bigint
             """,
             [
                 appID, campaignID,
@@ -59,6 +63,7 @@ public struct CampaignSettingsStore {
                 update.conversionWindow.newValue, update.conversionWindow.changes,
                 update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) }, update.expectedSplit.changes,
                 update.reportTimeZone.newValue, update.reportTimeZone.changes,
+                update.influencedOpenWindow.newValue, update.influencedOpenWindow.changes,
             ]
         )
         var settings = try Self.settings(app: app, from: rows[0], at: 0)
@@ -98,7 +103,8 @@ public struct CampaignSettingsStore {
         try connection.query(
             """
             select a.name, s.campaign_id, s.conversion_event, extract(epoch from s.conversion_window)::bigint,
-                   s.expected_split, s.report_time_zone, s.updated_at, s.app_id
+                   s.expected_split, s.report_time_zone, s.updated_at,
+                   extract(epoch from coalesce(s.influenced_open_window, interval '12 hours'))::bigint, s.app_id
             from cardinal.campaign_settings as s
             join cardinal.apps as a on a.app_id = s.app_id
             where $1::text is null or a.name = $1
@@ -108,18 +114,25 @@ public struct CampaignSettingsStore {
         ).map { row in
             var settings = try Self.settings(app: try row.decode(String.self, at: 0), from: row, at: 1)
             settings.furtherConversionEvents = try furtherConversionEvents(
-                appID: try row.decode(Int64.self, at: 7), campaignID: settings.campaignID
+                appID: try row.decode(Int64.self, at: 8), campaignID: settings.campaignID
             )
             return settings
         }
     }
 
-    /// Decodes the six setting columns that start at `first`.
+    /// Decodes the seven setting columns that start at `first`.
     private static func settings(app: String, from row: PostgresRow, at first: Int) throws -> CampaignSettings {
         let seconds = try row.decode(Int.self, at: first + 2)
         guard let window = ConversionWindow(seconds: seconds) else {
             throw ReportDecodingError(
                 what: "conversion_window", value: "\(seconds) seconds", expected: "between 1 second and 30 days"
+            )
+        }
+        let influencedSeconds = try row.decode(Int.self, at: first + 6)
+        guard let influencedOpenWindow = InfluencedOpenWindow(seconds: influencedSeconds) else {
+            throw ReportDecodingError(
+                what: "influenced_open_window", value: "\(influencedSeconds) seconds",
+                expected: "between 1 minute and 7 days"
             )
         }
         return CampaignSettings(
@@ -129,7 +142,8 @@ public struct CampaignSettingsStore {
             conversionWindow: window,
             expectedSplit: try row.decode(String?.self, at: first + 3).map { text in try ExpectedSplit(jsonText: text) },
             reportTimeZone: try row.decode(String?.self, at: first + 4),
-            updatedAt: try row.decode(Date.self, at: first + 5)
+            updatedAt: try row.decode(Date.self, at: first + 5),
+            influencedOpenWindow: influencedOpenWindow
         )
     }
 }

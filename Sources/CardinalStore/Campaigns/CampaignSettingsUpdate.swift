@@ -6,6 +6,8 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
     public var furtherConversionEvents: SettingChange<[String]>
     /// The conversion window (reset: 3 days).
     public var conversionWindow: SettingChange<ConversionWindow>
+    /// The influenced open window of push campaigns (reset: none, 12 hours).
+    public var influencedOpenWindow: SettingChange<InfluencedOpenWindow>
     /// The expected split (reset: none, equal shares).
     public var expectedSplit: SettingChange<ExpectedSplit>
     /// The report time zone (reset: the app's).
@@ -17,8 +19,10 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
         conversionWindow: SettingChange<ConversionWindow> = .keep,
         expectedSplit: SettingChange<ExpectedSplit> = .keep,
         reportTimeZone: SettingChange<String> = .keep,
-        furtherConversionEvents: SettingChange<[String]> = .keep
+        furtherConversionEvents: SettingChange<[String]> = .keep,
+        influencedOpenWindow: SettingChange<InfluencedOpenWindow> = .keep
     ) {
+        self.influencedOpenWindow = influencedOpenWindow
         self.furtherConversionEvents = furtherConversionEvents
         self.conversionEvent = conversionEvent
         self.conversionWindow = conversionWindow

@@ -29,23 +29,7 @@ public struct ConversionWindow: Sendable, Hashable, Comparable, CustomStringConv
     /// `1d12h`, `90m` or `45s` (`d` days, `h` hours, `m` minutes, `s` seconds).
     /// - Throws: ``CampaignSettingsError/invalidWindow(_:)`` for any other text or a length outside 1s … 30d.
     public init(parsing text: String) throws(CampaignSettingsError) {
-        let units: [(Character, Int)] = [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)]
-        var remaining = Substring(text)
-        var total = 0
-        var nextUnit = 0
-        while !remaining.isEmpty {
-            let digits = remaining.prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, digits.count <= 7, let count = Int(digits),
-                  let unit = remaining.dropFirst(digits.count).first,
-                  let index = units[nextUnit...].firstIndex(where: { $0.0 == unit })
-            else {
-                throw .invalidWindow(text)
-            }
-            total += count * units[index].1
-            nextUnit = index + 1
-            remaining = remaining.dropFirst(digits.count + 1)
-        }
-        guard !text.isEmpty, let window = ConversionWindow(seconds: total) else {
+        guard let seconds = SettingDuration.seconds(parsing: text), let window = ConversionWindow(seconds: seconds) else {
             throw .invalidWindow(text)
         }
         self = window
@@ -58,13 +42,7 @@ public struct ConversionWindow: Sendable, Hashable, Comparable, CustomStringConv
 
     /// The CLI form, largest units first: `3d`, `1d12h`, `90s` → `1m30s`.
     public var description: String {
-        var rest = seconds
-        var text = ""
-        for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60), ("s", 1)] where rest >= size {
-            text += "\(rest / size)\(unit)"
-            rest %= size
-        }
-        return text
+        SettingDuration.text(seconds: seconds)
     }
 
     /// Shorter windows first.
@@ -77,6 +55,6 @@ extension ConversionWindow: PostgresEncodable {
     /// Days and seconds as PostgreSQL `interval` input (`3 days 0 seconds`), so that the stored interval
     /// has a day part and no month part, as the column's CHECK requires.
     public var postgresText: String {
-        "\(seconds / 86_400) days \(seconds % 86_400) seconds"
+        SettingDuration.postgresText(seconds: seconds)
     }
 }

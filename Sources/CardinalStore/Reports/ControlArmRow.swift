@@ -2,8 +2,10 @@
 public struct ControlArmRow: Sendable, Equatable {
     /// The app's name.
     public var app: String
-    /// The campaign.
+    /// The campaign; in a canvas report (``isCanvas``) the canvas, whose id also keys its settings.
     public var campaignID: String
+    /// Whether the row is an arm of a canvas (`control_arms(canvas => …)`, 0034) rather than of a campaign.
+    public var isCanvas: Bool
     /// The conversion event counted; `nil` when the campaign has none.
     public var conversionEvent: String?
     /// The conversion window used.
@@ -24,8 +26,9 @@ public struct ControlArmRow: Sendable, Equatable {
     /// Creates a row.
     public init(
         app: String, campaignID: String, conversionEvent: String?, window: ConversionWindow, variantID: String?,
-        control: Bool, users: Int, converters: Int?, exposedUsers: Int, usersInSeveralArms: Int
+        control: Bool, users: Int, converters: Int?, exposedUsers: Int, usersInSeveralArms: Int, isCanvas: Bool = false
     ) {
+        self.isCanvas = isCanvas
         self.app = app
         self.campaignID = campaignID
         self.conversionEvent = conversionEvent

@@ -6,8 +6,9 @@ public struct ReportScope: Sendable, Equatable {
     public var app: String?
     /// The campaign id; `nil` for every campaign (and, in unique-impressions, every canvas step).
     public var campaign: String?
-    /// The canvas id; `nil` for every canvas. Only the anomalies report narrows to a canvas (its steps'
-    /// findings); with a campaign as well, nothing matches, since a message comes from one or the other.
+    /// The canvas id; `nil` for none. The anomalies report narrows to the canvas's steps' findings (with a
+    /// campaign as well nothing matches, since a message comes from one or the other); the control report
+    /// covers the canvas instead of campaigns; unique impressions take no canvas.
     public var canvas: String?
     /// The first report day, included.
     public var from: ReportDate

@@ -67,6 +67,13 @@ public struct ReportSession {
         try ControlArmsQuery(connection: connection).run(scope, asOf: asOf, conversion: conversion, window: window)
     }
 
+    /// The arms of each further conversion event (see ``ControlArmConversionsQuery/run(_:asOf:window:)``).
+    public func controlArmConversions(
+        _ scope: ReportScope, asOf: Date, window: ConversionWindow? = nil
+    ) throws -> [ControlArmConversionRow] {
+        try ControlArmConversionsQuery(connection: connection).run(scope, asOf: asOf, window: window)
+    }
+
     /// The users sent to per arm of each campaign (see ``SendArmsQuery/run(_:)``).
     public func sendArms(_ scope: ReportScope) throws -> [SendArmRow] {
         try SendArmsQuery(connection: connection).run(scope)

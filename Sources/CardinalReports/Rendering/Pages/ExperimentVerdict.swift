@@ -1,5 +1,6 @@
 /// The experiment part of a campaign page in words and numbers: the sample ratio verdict as a sentence and
-/// one table row per arm with the columns of the control report.
+/// one table row per arm with the columns of the control report, for the primary conversion event and then
+/// for each further one.
 enum ExperimentVerdict {
     /// The forest plot of each variant's lift, the comparison table and the sample ratio verdict.
     static func html(_ experiment: ControlCampaign?) -> String {
@@ -19,7 +20,13 @@ enum ExperimentVerdict {
             html += IntervalPlot(title: "Relative lift of each variant over control, 95 % interval (0 = same as control)",
                                  rows: rows, reference: 0, cssClass: "forest-plot").render()
         }
-        return html + armsTable(experiment)
+        html += armsTable(arms: experiment.arms, comparisons: experiment.comparisons)
+        for conversion in experiment.furtherConversions {
+            html += "<h3>Conversion event \(HTMLPage.escape(conversion.conversionEvent)) (secondary; Holm over every "
+                + "variant and secondary event)</h3>\n"
+            html += armsTable(arms: conversion.arms, comparisons: conversion.comparisons)
+        }
+        return html
     }
 
     /// The sample ratio check stated in words: a mismatch, a pass, or why it was not run.
@@ -50,12 +57,12 @@ enum ExperimentVerdict {
 
     /// One row per arm: users, converters, rate, then for variants the lift with its interval, the Holm
     /// p-value and the chance to beat control.
-    static func armsTable(_ campaign: ControlCampaign) -> String {
+    static func armsTable(arms: [ControlArm], comparisons: [ControlComparison]) -> String {
         var html = "<table class=\"arms\"><thead><tr><th>arm</th><th>users</th><th>converters</th><th>rate</th>"
             + "<th>relative lift [95 %]</th><th>difference [95 %]</th><th>p-value (Holm)</th>"
             + "<th>chance to beat control</th></tr></thead><tbody>\n"
-        for arm in campaign.arms {
-            let statistics = arm.control ? nil : campaign.comparisons.first { $0.variantID == arm.variantID }?.statistics
+        for arm in arms {
+            let statistics = arm.control ? nil : comparisons.first { $0.variantID == arm.variantID }?.statistics
             let cells: [String?] = [
                 String(arm.users), arm.converters.map { String($0) }, CellFormat.fixed(arm.rate),
                 withInterval(statistics?.relativeLift, statistics?.relativeLiftCI95),

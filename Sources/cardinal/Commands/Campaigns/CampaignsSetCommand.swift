@@ -11,20 +11,28 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
         unique-impressions report shows conversions and revenue of each, the control report compares \
         the arms on each. The expected split is checked by the sample ratio test: name the \
         control arm 'control', variants by their variant_id, and the arm of a campaign whose events \
-        carry no variant_id 'default'. Without a split every arm is expected to be equal.
+        carry no variant_id 'default'. Without a split the check uses the split of the campaign's \
+        sends, or is skipped. A canvas's settings are set with its canvas id as --campaign. \
+        --influenced-open-window is how long after a push send an app open (session_start) without a \
+        direct open counts as an influenced open (unique-impressions' push columns).
         Example: cardinal campaigns set --app shop --campaign spring --conversion purchase \
         --window 3d --split control=1,v1=1,v2=1
         """
 
     let databaseURL = CommonOptions.databaseURL
     let app = RequiredOption("app", help: "The app the campaign belongs to.")
-    let campaign = RequiredOption("campaign", help: "The campaign id, as in its events' campaign_id.", valueName: "id")
+    let campaign = RequiredOption("campaign", help: "The campaign id, as in its events' campaign_id; a canvas id "
+                                      + "for the control report of a canvas.", valueName: "id")
     let conversion = Option("conversion", help: "Primary conversion event name (the name of conversion events).",
                             valueName: "name")
     let conversions = Option("conversions", help: "Up to four conversion events, primary first, comma-separated "
                                  + "(replaces them all).", valueName: "names")
     let window = Option("window", help: "Conversion window: d, h, m, s units, e.g. 3d, 36h, 1d12h; 1s to 30d "
                             + "(a new campaign gets 3d).", valueName: "duration", parser: .conversionWindow)
+    let influencedOpenWindow = Option(
+        "influenced-open-window", help: "How long after a push send an app open counts as an influenced open: "
+            + "1m to 7d, e.g. 12h, 90m (default 12h).", valueName: "duration", parser: .influencedOpenWindow
+    )
     let split = Option("split", help: "Expected split as arm=weight pairs, e.g. control=1,v1=1.", valueName: "arms",
                        parser: .expectedSplit)
     let timezone = Option("timezone", help: "IANA time zone of the campaign's report day (else the app's).",
@@ -51,7 +59,8 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
             conversionWindow: parsed.window.map { .set($0) } ?? .keep,
             expectedSplit: try change(\.split, clear: \.clearSplit, parsed),
             reportTimeZone: try change(\.timezone, clear: \.clearTimezone, parsed),
-            furtherConversionEvents: further
+            furtherConversionEvents: further,
+            influencedOpenWindow: parsed.influencedOpenWindow.map { .set($0) } ?? .keep
         )
         let settings = try CampaignSettingsStore(connection: try parsed.connect())
             .set(app: parsed.app, campaignID: parsed.campaign, update)

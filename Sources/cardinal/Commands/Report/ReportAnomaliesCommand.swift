@@ -10,8 +10,8 @@ struct ReportAnomaliesCommand: ConversionReportCommand {
         Kinds: dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, \
         control_impressions_missing, control_interaction, repeated_impressions, repeated_dismissals, \
         users_in_several_arms, push_opens_missing, logging_stopped, sample_ratio_mismatch (from the control \
-        report, hence --as-of, --conversion and --window; campaigns only). A canvas step's findings name the \
-        canvas and the step; a canvas's arms and control group are the whole canvas's.
+        report, hence --as-of, --conversion and --window). A canvas step's findings name the canvas and the \
+        step; a canvas's arms and control group, and its sample ratio, are the whole canvas's.
         """
 
     let databaseURL = CommonOptions.databaseURL

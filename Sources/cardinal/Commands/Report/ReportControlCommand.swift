@@ -9,12 +9,18 @@ struct ReportControlCommand: ConversionReportCommand {
         A user is exposed at the first impression (control arm: first control impression; push: the \
         send), converts with the conversion event within the window after it, and counts once the \
         window has elapsed by --as-of. Users exposed to several arms are left out. --fail-on trips \
-        on sample ratio mismatches, which are critical.
+        on sample ratio mismatches, which are critical. Each of a campaign's conversion events \
+        (campaigns set --conversions) is compared; Holm adjusts the primary over the variants and \
+        the others over every variant and further event together. --canvas reports a canvas \
+        instead (its variants and control over all its steps); its settings are those set with \
+        'campaigns set --campaign <canvas id>', its report days the app's.
         """
 
     let databaseURL = CommonOptions.databaseURL
     let app = ReportOptions.app
     let campaign = ReportOptions.campaign
+    let canvas = Option("canvas", help: "Report this canvas instead of campaigns (not with --campaign).",
+                        valueName: "id")
     let from = ReportOptions.from
     let to = ReportOptions.to
     let asOf = ReportOptions.asOf
@@ -25,15 +31,23 @@ struct ReportControlCommand: ConversionReportCommand {
     let includeTest = ReportOptions.includeTest
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
-        let scope = try parsed.scope()
+        var scope = try parsed.scope()
+        if let canvas = parsed.canvas {
+            guard scope.campaign == nil else {
+                throw parsed.usageError("--campaign and --canvas exclude each other: a control report covers "
+                                        + "campaigns or one canvas")
+            }
+            scope.canvas = canvas
+        }
         let report = try ControlReport.run(
             session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
             conversion: parsed.conversion, window: parsed.window
         )
         for campaign in report.campaigns where campaign.conversionEvent == nil {
+            let source = campaign.isCanvas ? "canvas" : "campaign"
             Console.warn("""
-                control: campaign \(campaign.campaignID) of \(campaign.app) has no conversion event; set one with \
-                'cardinal campaigns set --conversion NAME' or pass --conversion
+                control: \(source) \(campaign.campaignID) of \(campaign.app) has no conversion event; set one with \
+                'cardinal campaigns set --campaign \(campaign.campaignID) --conversion NAME' or pass --conversion
                 """)
         }
         Console.print(report.render(parsed.format))
