@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test run bench faults flaky fuzz schemathesis clean
+.PHONY: all deps db db-stop build release install migrate test property run bench faults flaky fuzz schemathesis clean
 
 all: build
 
@@ -46,6 +46,14 @@ migrate: build db
 test: build db
 	CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \
 		$(SWIFT) test -c $(CONFIG) $(SWIFT_FLAGS)
+
+# The property tests (state-backed reports against their reference over raw events) on PROPERTY_WORKLOADS random
+# workloads (1000; make test runs 200): the longer run to make after changing report SQL.
+PROPERTY_WORKLOADS ?= 1000
+property: build db
+	CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \
+		CARDINAL_PROPERTY_WORKLOADS="$(PROPERTY_WORKLOADS)" \
+		$(SWIFT) test -c $(CONFIG) $(SWIFT_FLAGS) --filter ReportStatePropertyTests
 
 run: build db migrate
 	@CARDINAL_DATABASE_URL="$(DB_URL)" BIN_DIR="$(BIN_DIR)" scripts/run-demo.sh
