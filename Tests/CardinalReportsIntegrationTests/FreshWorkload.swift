@@ -2,13 +2,15 @@ import PostgresClient
 
 /// A new user's first month, generated in SQL: one app in America/Sao_Paulo, 6,000 users (every tenth
 /// anonymous), the five campaigns below (one per channel, each with variants v1 and v2 and a control arm,
-/// conversion event "purchase" within 3 days, expected split control 1 : v1 2 : v2 2), and about 50,000
+/// conversion events "purchase" and then "upgrade" (every third user's) within 3 days, expected split
+/// control 1 : v1 2 : v2 2), and about 50,000
 /// events: sends, impressions and control impressions, clicks, dismissals and conversions, with exposures
 /// spread over the 27 days that end three days before today (UTC).
 ///
 /// It plants what the anomaly report looks for: about 1 % of the users of each campaign but push also log an
 /// impression of another arm (`users_in_several_arms`), and every 40th user clicks a minute before the
-/// impression is logged (`click_without_impression`, in the channels that check it).
+/// impression is logged (`click_without_impression`, in the channels that check it). A fifth of the push
+/// users who do not tap open the app 20 minutes after the send: the push report's influenced opens.
 ///
 /// The data is the same on every run (`setseed`, ids derived from the row), and is inserted in one statement
 /// with no `ANALYZE` afterwards: the reports meet it as they would right after a first import.
@@ -38,6 +40,10 @@ enum FreshWorkload {
         from cardinal.apps as a
         cross join unnest(array['card', 'iam', 'banner', 'push', 'flag']) as c (campaign_id)
         where a.name = '\(appName)';
+
+        insert into cardinal.campaign_conversion_events (app_id, campaign_id, ordinal, conversion_event)
+        select s.app_id, s.campaign_id, 2, 'upgrade'
+        from cardinal.campaign_settings as s;
 
         -- One row per user and campaign the user is exposed to (55 %), with the user's arm and draws.
         with pairs as materialized (
@@ -88,6 +94,16 @@ enum FreshWorkload {
             select p.*, 'conversion', 0, p.exposed_at + p.r_convert * interval '25 days', p.arm
             from pairs as p
             where p.r_convert < case p.arm when 'v1' then 0.12 else 0.08 end
+            union all
+            -- App opens soon after a push that was not tapped: influenced opens.
+            select p.*, 'session_start', 0, p.exposed_at + interval '10 minutes', p.arm
+            from pairs as p
+            where p.channel = 'push' and p.r_click >= 0.35 and p.r_session < 0.2
+        ),
+        -- The events that name a message; the others (conversions, app opens) name none.
+        typed as (
+            select s.*, s.type not in ('conversion', 'session_start') as of_message
+            from shaped as s
         )
         insert into cardinal.events (app_id, id, type, channel, time, received_at, user_id, device_id, session_id,
                                      campaign_id, variant_id, control, platform, sdk_version, app_version,
@@ -95,20 +111,20 @@ enum FreshWorkload {
         select a.app_id,
                md5(format('%s/%s/%s/%s', s.u, s.k, s.type, s.n))::uuid,
                s.type,
-               case when s.type <> 'conversion' then s.channel end,
+               case when s.of_message then s.channel end,
                s.time,
                s.time + interval '2 seconds',
                case when s.u % 10 <> 0 then 'user-' || s.u end,
                'device-' || s.u,
                format('session-%s-%s-%s', s.u, s.k, floor(s.r_session * 2)),
-               case when s.type <> 'conversion' then s.campaign_id end,
-               case when s.type <> 'conversion' and s.logged_arm <> 'control' then s.logged_arm end,
+               case when s.of_message then s.campaign_id end,
+               case when s.of_message and s.logged_arm <> 'control' then s.logged_arm end,
                s.type in ('send', 'impression') and s.logged_arm = 'control',
                (array['ios', 'android', 'web'])[1 + s.u % 3],
                (array['6.1', '5.4', '4.0'])[1 + s.u % 3],
                '2.' || s.u % 4,
-               case when s.type = 'conversion' then 'purchase' end
-        from shaped as s
+               case when s.type = 'conversion' then case when s.u % 3 = 0 then 'upgrade' else 'purchase' end end
+        from typed as s
         cross join cardinal.apps as a
         where a.name = '\(appName)';
         """
