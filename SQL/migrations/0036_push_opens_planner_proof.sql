@@ -7,8 +7,10 @@
 -- fresh database of 50,000 unfolded events (2,609 push sends) unique_impressions took 42 s, 41.6 of them in
 -- 2,609 scans of the same events. No report's cost may hinge on a row estimate (issue 8): the app opens are
 -- now a materialized CTE (read once), and the function turns nested loops off so that sends meet opens, and
--- influenced users meet direct openers, through hash joins on (app, user). The SET clause keeps the planner
--- from inlining the function, so the setting applies to this query alone. Rows and arguments are 0029's.
+-- influenced users meet direct openers, through hash joins on (app, user), and JIT off (the disable cost the
+-- remaining lateral loops carry would pass every JIT threshold: 20 s per call on a few thousand events). The
+-- SET clauses keep the planner from inlining the function, so the settings apply to this query alone. Rows
+-- and arguments are 0029's.
 
 create or replace function cardinal.push_opens(
     app          text,
@@ -31,6 +33,9 @@ create or replace function cardinal.push_opens(
     stable
     -- The unnest of each send's and open's times stays a (lateral) nested loop: nothing else can do it.
     set enable_nestloop = off
+    -- Those loops then carry the planner's disable cost, which would pass every JIT threshold and compile
+    -- each call's plan (seconds, on a database of a few thousand events).
+    set jit = off
 as $function$
     with sends as materialized (
         select a.name as app_name, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id,
