@@ -4,8 +4,8 @@
 --
 -- * fold_report_state (0032) runs fold_identity_links and then six steps, and every step reads the pending
 --   events through report_unfolded_events(), most of them two or three times (once to add the report groups
---   or rows, once per state table): about fifteen scans per fold of the events past the watermark (the BRIN
---   bitmap scan), of the re-queue table and of their join with identity_links. 0030 and 0031 also probed
+--   or rows, once per state table): 17 scans per fold of the events past the watermark (the BRIN bitmap
+--   scan), of the re-queue table and of their join with identity_links, besides fold_identity_links' two. 0030 and 0031 also probed
 --   cardinal.events by primary key, per pending conversion and per pending banner or in-app event, for the
 --   columns report_unfolded_events() does not return. Measured on 50,000 new events whose logins re-keyed
 --   300,000 more: 38.5 s, about 9 k events/s (README).

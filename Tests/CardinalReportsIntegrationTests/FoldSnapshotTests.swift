@@ -60,7 +60,7 @@ import Testing
             #expect(try connection.query("select cardinal.fold_report_state()").first?.decode(Int64?.self, at: 0) == 4)
             // Bitmap scans of the stored_xid BRIN index of the events' partition, in this transaction:
             // pending_identity_links() twice in fold_identity_links, then take_report_fold_snapshot() once. Each step
-            // used to scan it again, two or three times (0032: 17).
+            // used to scan it again, one to seven times: 19 scans before 0038.
             return try connection.query(
                 """
                 select max(pg_stat_get_xact_numscans(h.inhrelid))
