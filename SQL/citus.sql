@@ -97,9 +97,13 @@ select citus_add_local_table_to_metadata('cardinal.rejected_events');
 --    again, as in 0015: stored_xid stays NULL (no default), so report_unfolded_events() reads the queue
 --    alone, and a statement trigger copies what each INSERT stored into it (each shard appends locally).
 --    Not changed: the views and report functions, which only join on user_key and group columns.
---    Changed: 0031's report_pending_part_facts looks an unfolded banner or in-app click event up in events by
---    primary key, which under Citus is a query across shards per event: keep placement_id and button_id in
---    the queue instead (the queue is the only source of unfolded events there).
+--    The queue carries placement_id, button_id, value and currency since 0038, which the pending part and
+--    conversion-value facts read instead of probing events by primary key (a query across shards per event
+--    under Citus); the trigger below copies them.
+--    Changed with 0038: the fold's snapshot of the pending events (take_report_fold_snapshot) is a temporary
+--    table on the coordinator, so each step's INSERT … SELECT into a distributed state table reads it there
+--    and Citus routes the rows to the shards (no longer shard-local): one read of the distributed queue per
+--    fold instead of one per step.
 select create_reference_table('cardinal.report_groups');
 select create_reference_table('cardinal.report_daily_counts');
 select create_distributed_table('cardinal.report_user_state', 'user_key', colocate_with := 'cardinal.events');
@@ -133,9 +137,11 @@ as $function$
 begin
     insert into cardinal.report_fold_queue
         (app_id, id, time, received_at, type, channel, campaign_id, canvas_id, canvas_step_id, variant_id,
-         control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name)
+         control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name,
+         placement_id, button_id, value, currency)
     select app_id, id, time, received_at, type, channel, campaign_id, canvas_id, canvas_step_id, variant_id,
-           control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name
+           control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name,
+           placement_id, button_id, value, currency
     from stored;
     return null;
 end
