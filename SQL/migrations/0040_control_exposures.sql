@@ -70,8 +70,12 @@ create table cardinal.report_control_exposures (
 create index report_control_exposures_range_idx
     on cardinal.report_control_exposures (app_id, campaign_id, exposed_at);
 
--- The rows of the users that pending events touch, whatever their campaign.
 create index report_control_exposures_user_idx on cardinal.report_control_exposures (app_id, user_key);
+
+comment on index cardinal.report_control_exposures_range_idx is
+    'A report''s users: one campaign''s (or the app''s) rows first exposed in the range.';
+comment on index cardinal.report_control_exposures_user_idx is
+    'The rows of the users that pending events touch, whatever their campaign (report_pending_control_exposures).';
 
 alter table cardinal.report_control_exposures owner to cardinal_owner;
 
