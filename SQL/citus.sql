@@ -120,6 +120,12 @@ select create_distributed_table('cardinal.report_fold_queue', 'user_key', coloca
 select create_reference_table('cardinal.report_rows');
 select create_reference_table('cardinal.report_row_day_users');
 select create_distributed_table('cardinal.report_row_user_days', 'user_key', colocate_with := 'cardinal.events');
+-- The control report's rows (0040): one per user and campaign, so distributed like the per-user state, by
+-- user_key and co-located with it (by app_id, one app's rows would all sit on one shard): a user's row sits
+-- with the user's conversion state, which the fold looks converters up in. A report's index range over one
+-- campaign then runs on every shard. Changed: nothing in the functions; the trigger that follows deletions of
+-- report_user_state runs on the coordinator with its transition table, as 0025's does. Not yet run on Citus.
+select create_distributed_table('cardinal.report_control_exposures', 'user_key', colocate_with := 'cardinal.events');
 -- The identity links (0032): one row per device that logged in, joined by device to every unfolded event, so a
 -- reference table. NOT YET WORKING under Citus: the fold learns logins from the events past the watermark
 -- (unfolded_identified_events), which stays empty here (stored_xid is NULL), and the queue carries no device_id.

@@ -216,7 +216,7 @@ as $function$
 $function$;
 
 
--- 0038's fold, which now also records the horizon of its snapshot once the watermark has moved.
+-- 0040's fold, which now also records the horizon of its snapshot once the watermark has moved.
 create or replace function cardinal.fold_report_state()
     returns bigint
     language plpgsql
@@ -244,6 +244,8 @@ begin
     perform cardinal.fold_report_push_sends();
     perform cardinal.fold_report_conversion_values();
     perform cardinal.fold_report_parts();
+    -- Before the conversion state takes the pending conversions: the step adds them itself (0040).
+    perform cardinal.fold_report_control_exposures();
     folded := cardinal.fold_report_user_state();
     perform cardinal.drop_report_fold_snapshot();
     -- What this fold could not see: the transactions that began after its snapshot, and those running
@@ -259,5 +261,5 @@ comment on function cardinal.fold_report_state() is
     'Folds every unfolded event (report_unfolded_events) into the report state, advances the watermark and '
     'returns how many, or NULL when another fold holds the state lock. Learns identity links first '
     '(fold_identity_links, 0032), then reads the pending events once (take_report_fold_snapshot, 0038) for '
-    'every step, and records its snapshot''s horizon (next_xid, running_xids, 0041). Must run in a '
-    'REPEATABLE READ transaction.';
+    'every step, report_control_exposures (0040) among them, and records its snapshot''s horizon (next_xid, '
+    'running_xids, 0041). Must run in a REPEATABLE READ transaction.';
