@@ -96,6 +96,7 @@ select citus_add_local_table_to_metadata('cardinal.rejected_events');
 --    transactions, so it does not hold across nodes. Under Citus every stored event goes through the queue
 --    again, as in 0015: stored_xid stays NULL (no default), so report_unfolded_events() reads the queue
 --    alone, and a statement trigger copies what each INSERT stored into it (each shard appends locally).
+--    The horizon of 0041 (next_xid, running_xids) then selects nothing, as the watermark did.
 --    Not changed: the views and report functions, which only join on user_key and group columns.
 --    The queue carries placement_id, button_id, value and currency since 0038, which the pending part and
 --    conversion-value facts read instead of probing events by primary key (a query across shards per event
