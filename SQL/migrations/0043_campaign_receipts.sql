@@ -109,48 +109,44 @@ comment on column cardinal.campaign_conversion_goal_events.conversion_events is
     'Element k: the conversion event of ordinal k (campaign_conversion_goals), NULL when none.';
 
 
--- One probe of the folded conversion state per goal (its primary key), and the pending conversions the caller
--- hands in (pending_names[i] made at pending_times[i]): inlined into the callers, which are per row.
-create function cardinal.first_conversions_after(
-    app           bigint,
-    user_key      text,
-    goal_events   text[],
-    since         timestamptz,
-    pending_names text[]        default '{}',
-    pending_times timestamptz[] default '{}'
-)
-    returns timestamptz[]
+-- One campaign's converted_at looked up again in the folded conversion state: after a change of its goals
+-- (trigger below) and by the migration's fill. One primary-key probe per row and goal, as subqueries of one
+-- statement: a helper function per row (a SQL function with subqueries is never inlined) cost 75 µs a row.
+create function cardinal.refresh_campaign_receipt_conversions(app bigint, campaign text)
+    returns void
     language sql
-    stable
+    set search_path = pg_catalog, pg_temp
 as $function$
-    select array(
-        select least(
-            (select min(t.time)
-             from cardinal.report_conversion_state as v
-             cross join lateral unnest(v.times) as t (time)
-             where v.app_id = first_conversions_after.app
-               and v.user_key = first_conversions_after.user_key
-               and v.conversion_name = first_conversions_after.goal_events[k.ordinal]
-               and not v.test
-               and t.time >= first_conversions_after.since),
-            (select min(p.time)
-             from unnest(first_conversions_after.pending_names, first_conversions_after.pending_times)
-                 as p (name, time)
-             where p.name = first_conversions_after.goal_events[k.ordinal]
-               and p.time >= first_conversions_after.since)
-        )
-        from generate_series(1, 4) as k (ordinal)
-        order by k.ordinal
-    );
+    update cardinal.report_campaign_receipts as r
+    set converted_at = array(
+        select (select min(t.time)
+                from cardinal.report_conversion_state as v
+                cross join lateral unnest(v.times) as t (time)
+                where v.app_id = r.app_id and v.user_key = r.user_key and v.conversion_name = g.event
+                  and not v.test and t.time >= r.first_received_at)
+        from unnest(x.conversion_events) with ordinality as g (event, ordinal)
+        order by g.ordinal
+    )
+    from (
+        select coalesce((select ge.conversion_events
+                         from cardinal.campaign_conversion_goal_events as ge
+                         where ge.app_id = refresh_campaign_receipt_conversions.app
+                           and ge.campaign_id = refresh_campaign_receipt_conversions.campaign),
+                        array[null, null, null, null]::text[]) as conversion_events
+    ) as x
+    where r.app_id = refresh_campaign_receipt_conversions.app
+      and r.campaign_id = refresh_campaign_receipt_conversions.campaign;
 $function$;
 
-alter function cardinal.first_conversions_after(bigint, text, text[], timestamptz, text[], timestamptz[])
-    owner to cardinal_owner;
+alter function cardinal.refresh_campaign_receipt_conversions(bigint, text) owner to cardinal_owner;
 
-comment on function cardinal.first_conversions_after(bigint, text, text[], timestamptz, text[], timestamptz[]) is
-    'report_campaign_receipts.converted_at of a user: for each of the four goal events (NULL = no goal), the '
-    'first non-test conversion at or after since, in the folded conversion state (report_conversion_state, '
-    'by primary key) or among the pending conversions given (pending_names[i] at pending_times[i]).';
+revoke execute on function cardinal.refresh_campaign_receipt_conversions(bigint, text) from public;
+
+comment on function cardinal.refresh_campaign_receipt_conversions(bigint, text) is
+    'Sets converted_at of the campaign''s report_campaign_receipts rows from the folded conversion state '
+    '(report_conversion_state) and the campaign''s goals of the moment (campaign_conversion_goal_events). '
+    'The pending conversions are the pending view''s. For the goals'' trigger and 0043''s fill; the caller '
+    'holds the state lock.';
 
 
 -- What folding the pending events makes of the rows they touch: the users with a pending receipt of a
@@ -184,7 +180,7 @@ pending_receipts as (
     where type <> 'conversion'
     group by 1, 2, 3, 4
 ),
--- Each pending user's conversions, as the two aligned arrays first_conversions_after takes.
+-- Each pending user's conversions, as two aligned arrays (names[i] made at times[i]).
 pending_conversions as materialized (
     select app_id, user_key, array_agg(conversion_name) as names, array_agg(time) as times
     from pending
@@ -217,8 +213,23 @@ merged as (
            and r.user_key = t.user_key
 )
 select m.app_id, m.campaign_id, m.variant_key, m.user_key, m.first_received_at, m.received_days,
-       cardinal.first_conversions_after(m.app_id, m.user_key, ge.conversion_events, m.first_received_at,
-                                        coalesce(c.names, '{}'), coalesce(c.times, '{}')) as converted_at
+       -- Per goal, the first conversion at or after the first receipt: the folded conversions by one
+       -- primary-key probe, and the user's pending ones (as refresh_campaign_receipt_conversions, plus those).
+       array(
+           select least(
+               (select min(t.time)
+                from cardinal.report_conversion_state as v
+                cross join lateral unnest(v.times) as t (time)
+                where v.app_id = m.app_id and v.user_key = m.user_key and v.conversion_name = g.event
+                  and not v.test and t.time >= m.first_received_at),
+               (select min(p.time)
+                from unnest(c.names, c.times) as p (name, time)
+                where p.name = g.event and p.time >= m.first_received_at)
+           )
+           from unnest(coalesce(ge.conversion_events, array[null, null, null, null]::text[]))
+               with ordinality as g (event, ordinal)
+           order by g.ordinal
+       ) as converted_at
 from merged as m
 left join cardinal.campaign_conversion_goal_events as ge on ge.app_id = m.app_id and ge.campaign_id = m.campaign_id
 left join pending_conversions as c on c.app_id = m.app_id and c.user_key = m.user_key;
@@ -256,8 +267,11 @@ create function cardinal.fold_report_campaign_receipts()
     language plpgsql
     set search_path = pg_catalog, pg_temp
     -- The pending events are never analyzed: hash joins whatever the estimates (0040); the folded rows and
-    -- conversions are index probes all the same (see the view).
+    -- conversions are index probes all the same (see the view). Merge joins too: on a guess of a few rows the
+    -- planner merged the touched rows with the pending conversions on app_id alone (one app: 1.3 G rows, six
+    -- minutes for 300 k events).
     set enable_nestloop = off
+    set enable_mergejoin = off
     set jit = off
 as $function$
 begin
@@ -390,14 +404,7 @@ begin
         union
         select new.app_id, new.campaign_id where tg_op <> 'DELETE'
     loop
-        update cardinal.report_campaign_receipts as r
-        set converted_at = cardinal.first_conversions_after(
-                r.app_id, r.user_key,
-                (select ge.conversion_events
-                 from cardinal.campaign_conversion_goal_events as ge
-                 where ge.app_id = r.app_id and ge.campaign_id = r.campaign_id),
-                r.first_received_at)
-        where r.app_id = changed.app_id and r.campaign_id = changed.campaign_id;
+        perform cardinal.refresh_campaign_receipt_conversions(changed.app_id, changed.campaign_id);
     end loop;
     return null;
 end
@@ -722,31 +729,28 @@ grant select on
     cardinal.campaign_conversion_goal_events
     to cardinal_reader;
 
-grant execute on function cardinal.first_conversions_after(bigint, text, text[], timestamptz, text[], timestamptz[])
-    to cardinal_reader;
-
 
 -- The rows of the events folded so far, from the folded state (see the design notes: no requeue). Under the
--- state lock, so that no fold runs meanwhile; the days are sorted and distinct, as the fold keeps them.
+-- state lock, so that no fold runs meanwhile; the days are sorted and distinct, as the fold keeps them. The
+-- conversions are looked up after, campaign by campaign, for the campaigns with goals (the others keep NULLs).
 select pg_advisory_xact_lock(cardinal.report_state_lock_key());
 
 insert into cardinal.report_campaign_receipts
-select x.app_id, x.campaign_id, x.variant_key, x.user_key, x.first_received_at, x.received_days,
-       cardinal.first_conversions_after(x.app_id, x.user_key, ge.conversion_events, x.first_received_at)
+select r.app_id, r.campaign_id, r.variant_key, r.user_key, min(r.first_at), array_agg(distinct r.day order by r.day),
+       array[null, null, null, null]::timestamptz[]
 from (
-    select r.app_id, r.campaign_id, r.variant_key, r.user_key, min(r.first_at) as first_received_at,
-           array_agg(distinct r.day order by r.day) as received_days
-    from (
-        select g.app_id, g.campaign_id, coalesce(g.variant_id, '') as variant_key, u.user_key,
-               case when g.channel in ('content_card', 'in_app_message') then u.first_impression_at
-                    else u.first_send_at end as first_at,
-               unnest(case when g.channel in ('content_card', 'in_app_message') then u.impression_days
-                           else u.send_days end) as day
-        from cardinal.report_user_state as u
-        join cardinal.report_groups as g on g.group_id = u.group_id
-        where g.campaign_id is not null and not g.test
-    ) as r
-    group by 1, 2, 3, 4
-) as x
-left join cardinal.campaign_conversion_goal_events as ge on ge.app_id = x.app_id and ge.campaign_id = x.campaign_id
+    select g.app_id, g.campaign_id, coalesce(g.variant_id, '') as variant_key, u.user_key,
+           case when g.channel in ('content_card', 'in_app_message') then u.first_impression_at
+                else u.first_send_at end as first_at,
+           unnest(case when g.channel in ('content_card', 'in_app_message') then u.impression_days
+                       else u.send_days end) as day
+    from cardinal.report_user_state as u
+    join cardinal.report_groups as g on g.group_id = u.group_id
+    where g.campaign_id is not null and not g.test
+) as r
+group by 1, 2, 3, 4
 order by 1, 2, 3, 4;
+
+select cardinal.refresh_campaign_receipt_conversions(ge.app_id, ge.campaign_id)
+from cardinal.campaign_conversion_goal_events as ge
+order by ge.app_id, ge.campaign_id;
