@@ -119,11 +119,14 @@ create function cardinal.refresh_campaign_receipt_conversions(app bigint, campai
 as $function$
     update cardinal.report_campaign_receipts as r
     set converted_at = array(
-        select (select min(t.time)
-                from cardinal.report_conversion_state as v
-                cross join lateral unnest(v.times) as t (time)
-                where v.app_id = r.app_id and v.user_key = r.user_key and v.conversion_name = g.event
-                  and not v.test and t.time >= r.first_received_at)
+        -- No probe for a missing goal (most campaigns have fewer than four).
+        select case when g.event is not null then (
+                   select min(t.time)
+                   from cardinal.report_conversion_state as v
+                   cross join lateral unnest(v.times) as t (time)
+                   where v.app_id = r.app_id and v.user_key = r.user_key and v.conversion_name = g.event
+                     and not v.test and t.time >= r.first_received_at
+               ) end
         from unnest(x.conversion_events) with ordinality as g (event, ordinal)
         order by g.ordinal
     )
@@ -214,9 +217,10 @@ merged as (
 )
 select m.app_id, m.campaign_id, m.variant_key, m.user_key, m.first_received_at, m.received_days,
        -- Per goal, the first conversion at or after the first receipt: the folded conversions by one
-       -- primary-key probe, and the user's pending ones (as refresh_campaign_receipt_conversions, plus those).
+       -- primary-key probe, and the user's pending ones (as refresh_campaign_receipt_conversions, plus those);
+       -- no probe for a missing goal.
        array(
-           select least(
+           select case when g.event is not null then least(
                (select min(t.time)
                 from cardinal.report_conversion_state as v
                 cross join lateral unnest(v.times) as t (time)
@@ -225,7 +229,7 @@ select m.app_id, m.campaign_id, m.variant_key, m.user_key, m.first_received_at, 
                (select min(p.time)
                 from unnest(c.names, c.times) as p (name, time)
                 where p.name = g.event and p.time >= m.first_received_at)
-           )
+           ) end
            from unnest(coalesce(ge.conversion_events, array[null, null, null, null]::text[]))
                with ordinality as g (event, ordinal)
            order by g.ordinal
