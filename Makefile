@@ -48,7 +48,7 @@ test: build db
 		$(SWIFT) test -c $(CONFIG) $(SWIFT_FLAGS)
 
 # The property tests (state-backed reports against their reference over raw events) on PROPERTY_WORKLOADS random
-# workloads (1000; make test runs 200): the longer run to make after changing report SQL.
+# workloads (1000; make test runs 140): the longer run to make after changing report SQL.
 PROPERTY_WORKLOADS ?= 1000
 property: build db
 	CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \

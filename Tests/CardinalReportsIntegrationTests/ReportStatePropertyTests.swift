@@ -9,7 +9,7 @@ import TestSupport
 /// workloads: every row and field of both must be equal.
 @Suite struct ReportStatePropertyTests {
     /// The workloads `make test` compares; `make property` runs more (CARDINAL_PROPERTY_WORKLOADS).
-    private static let defaultWorkloads: UInt64 = 200
+    private static let defaultWorkloads: UInt64 = 140
 
     /// A migrated database and a writer, shared by the workloads of one test (each has an app of its own).
     private final class Bench {
