@@ -126,6 +126,12 @@ select create_distributed_table('cardinal.report_row_user_days', 'user_key', col
 -- campaign then runs on every shard. Changed: nothing in the functions; the trigger that follows deletions of
 -- report_user_state runs on the coordinator with its transition table, as 0025's does. Not yet run on Citus.
 select create_distributed_table('cardinal.report_control_exposures', 'user_key', colocate_with := 'cardinal.events');
+-- campaign_conversions' rows (0043): one per user, campaign and variant, distributed as the control report's
+-- rows are and for the same reason (by user_key, not app_id: by app_id one app's rows would all sit on one
+-- shard), next to the user's conversion state and conversion values, which the fold and the report probe by
+-- primary key. Changed: nothing in the functions; the trigger that follows deletions of report_user_state runs
+-- on the coordinator with its transition table, as 0040's does. Not yet run on Citus.
+select create_distributed_table('cardinal.report_campaign_receipts', 'user_key', colocate_with := 'cardinal.events');
 -- The identity links (0032): one row per device that logged in, joined by device to every unfolded event, so a
 -- reference table. NOT YET WORKING under Citus: the fold learns logins from the events past the watermark
 -- (unfolded_identified_events), which stays empty here (stored_xid is NULL), and the queue carries no device_id.
