@@ -116,6 +116,44 @@ where g.control_users = 0 and g.variant_users > 0
         and coalesce(c.variant_impression_users * c.control_share / (1 - c.control_share) >= 8, true))
        or coalesce(g.variant_users * c.control_share / (1 - c.control_share) >= 8, true))
 
+-- campaigns that may have a control group nobody logs (0027's info finding): no expected split, no control
+-- impression or send in the range, at least 200 impressions in the channels that log control impressions,
+-- and per such channel at least 200 users with an impression
+union all
+select 'control_impressions_missing', i.campaign_id, i.channel, null, null, null,
+       jsonb_build_object('variant_impression_users', i.variant_users,
+                          'control_impression_users', 0,
+                          'campaign_control_send_users', 0,
+                          'minimum_variant_impression_users', 200)
+from (
+    select campaign_id, channel, count(distinct user_key) as variant_users
+    from cardinal.events
+    where app_id = (select app_id from cardinal.apps where name = :'app')
+      and time >= :'from_date'::date::timestamptz and time < (:'to_date'::date + 1)::timestamptz
+      and campaign_id is not null and (:'campaign' = '' or campaign_id = :'campaign')
+      and not test
+      and type = 'impression' and not control
+      and channel in ('content_card', 'in_app_message', 'feature_flag')
+    group by campaign_id, channel
+) as i
+join (
+    select campaign_id
+    from cardinal.events
+    where app_id = (select app_id from cardinal.apps where name = :'app')
+      and time >= :'from_date'::date::timestamptz and time < (:'to_date'::date + 1)::timestamptz
+      and campaign_id is not null and (:'campaign' = '' or campaign_id = :'campaign')
+      and not test
+    group by campaign_id
+    having count(*) filter (where control and type in ('impression', 'send')) = 0
+       and count(*) filter (
+               where type = 'impression' and not control
+                 and channel in ('content_card', 'in_app_message', 'feature_flag')
+           ) >= 200
+) as c on c.campaign_id = i.campaign_id
+left join cardinal.campaign_settings as s
+  on s.app_id = (select app_id from cardinal.apps where name = :'app') and s.campaign_id = i.campaign_id
+where s.expected_split is null and i.variant_users >= 200
+
 -- clicks and dismissals by control users (a control send or control impression and no other impression)
 union all
 select 'control_interaction', d.campaign_id, d.channel, d.platform, d.sdk_version, d.app_version,
