@@ -5,9 +5,9 @@
 -- reports.py compares with the report's findings.
 --
 -- The definitions are those of SQL/docs/reports.md, 0011_anomalies.sql and, for repeated_impressions and the
--- info finding of control_impressions_missing, 0027_known_splits_and_anomaly_kinds.sql. Left out, because the benchmark
--- has nothing there: rejected events (control_interaction counts only stored events here), canvas steps and
--- campaign time zones (the bench app reports in UTC). sample_ratio_mismatch comes from the control report
+-- info finding of control_impressions_missing, 0027_known_splits_and_anomaly_kinds.sql. Left out, because the
+-- benchmark has nothing there: rejected events (control_interaction counts only stored events here), canvas
+-- steps and campaign time zones (the bench app reports in UTC). sample_ratio_mismatch comes from the control report
 -- and is checked there.
 
 -- unique dismissals > unique impressions
