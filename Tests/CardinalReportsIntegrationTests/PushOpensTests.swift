@@ -83,4 +83,48 @@ import Testing
         #expect(Array(push[4...7]) == ["1", "2", "0.2", "0.4"])
         #expect(try rows(scenario, function: "unique_impressions_reference").last == push)
     }
+
+    @Test("A window of one day ends at the same local time the next day in the campaign's zone, whatever the session's")
+    func windowDaysFollowTheCampaignsCalendar() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        // Berlin's last change of clocks (one every seven months at most), and a send 12 hours before it: the
+        // local day after the send is 23 or 25 hours long, and the window ends at the send's local time of
+        // the next day, computed here with Foundation's calendar.
+        let change = try #require(berlin.nextDaylightSavingTimeTransition(after: Date() - 300 * 86_400))
+        let sent = change - 12 * 3600
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = berlin
+        let end = try #require(calendar.date(byAdding: .day, value: 1, to: sent))
+        #expect(end.timeIntervalSince(sent) != 86_400)
+        try scenario.connection.execute(
+            """
+            insert into cardinal.campaign_settings (app_id, campaign_id, influenced_open_window, report_time_zone)
+            select app_id, 'c1', interval '1 day', 'Europe/Berlin' from cardinal.apps where name = $1
+            """,
+            [ReportScenario.appName]
+        )
+        // u1 opens the app at the window's end (counted, both ends included), u2 a second later (not counted).
+        try scenario.write([
+            event(.send, .push, at: sent, user: "u1", variant: nil),
+            event(.send, .push, at: sent, user: "u2", variant: nil),
+            event(.sessionStart, at: end, user: "u1"),
+            event(.sessionStart, at: end + 1, user: "u2"),
+        ])
+        let sentDay = ReportDate(utcDayOf: sent)
+        for session in ["UTC", "Asia/Tokyo"] {
+            try scenario.connection.execute("set time zone '\(session)'")
+            for function in ["unique_impressions", "unique_impressions_reference"] {
+                let influenced = try scenario.connection.query(
+                    """
+                    select influenced_opens from cardinal.\(function)($1, $2, $3, false, null, null)
+                    where channel = 'push'
+                    """,
+                    [ReportScenario.appName, sentDay.adding(days: -1), sentDay.adding(days: 1)]
+                ).first?.decode(Int64.self, at: 0)
+                #expect(influenced == 1, "\(function) under \(session)")
+            }
+        }
+    }
 }
