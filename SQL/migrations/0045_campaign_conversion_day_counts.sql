@@ -325,25 +325,32 @@ as $function$
     update cardinal.report_campaign_receipts as r
     set (converted_at, window_revenue) = (
         select c.converted_at,
-               to_jsonb(array(
-                   select case when c.converted_at[g.ordinal] <= w.window_end then coalesce((
-                              select jsonb_object_agg(m.currency, m.amount)
-                              from (
-                                  select t.currency, sum(t.amount) as amount
-                                  from cardinal.report_conversion_value_state as v
-                                  cross join lateral unnest(v.times, v.amounts, v.currencies)
-                                      as t (time, amount, currency)
-                                  where v.app_id = r.app_id and v.user_key = r.user_key
-                                    and v.conversion_name = g.event and not v.test
-                                    and t.time between r.first_received_at and w.window_end
-                                  group by t.currency
-                              ) as m
-                          ), '{}') end
-                   from unnest(x.conversion_events) with ordinality as g (event, ordinal)
-                   order by g.ordinal
-               ))
+               -- A row without conversions (most) needs no window.
+               case when array_remove(c.converted_at, null) = '{}' then '[null, null, null, null]'::jsonb
+                    else to_jsonb(array(
+                        select case when c.converted_at[g.ordinal] <= w.window_end then coalesce((
+                                   select jsonb_object_agg(m.currency, m.amount)
+                                   from (
+                                       select t.currency, sum(t.amount) as amount
+                                       from cardinal.report_conversion_value_state as v
+                                       cross join lateral unnest(v.times, v.amounts, v.currencies)
+                                           as t (time, amount, currency)
+                                       where v.app_id = r.app_id and v.user_key = r.user_key
+                                         and v.conversion_name = g.event and not v.test
+                                         and t.time between r.first_received_at and w.window_end
+                                       group by t.currency
+                                   ) as m
+                               ), '{}') end
+                        from (
+                            select cardinal.report_window_end(r.first_received_at, x.window_length, x.time_zone)
+                                as window_end
+                        ) as w
+                        cross join unnest(x.conversion_events) with ordinality as g (event, ordinal)
+                        order by g.ordinal
+                    )) end
         from (
-            -- No probe for a missing goal (most campaigns have fewer than four).
+            -- No probe for a missing goal (most campaigns have fewer than four). OFFSET 0 keeps the planner
+            -- from copying the array into both columns, which looked the conversions up twice.
             select array(
                 select case when g.event is not null then (
                            select min(t.time)
@@ -355,10 +362,8 @@ as $function$
                 from unnest(x.conversion_events) with ordinality as g (event, ordinal)
                 order by g.ordinal
             ) as converted_at
+            offset 0
         ) as c
-        cross join lateral (
-            select cardinal.report_window_end(r.first_received_at, x.window_length, x.time_zone) as window_end
-        ) as w
     )
     from (
         select coalesce((select ge.conversion_events
@@ -479,8 +484,9 @@ reached as (
 select x.app_id, x.campaign_id, x.variant_key, x.user_key, x.first_received_at, x.received_days, x.converted_at,
        -- Per goal converted within the window, its values in the window by currency: the folded ones by one
        -- primary-key probe, and the pending ones outside a fold (inside, the value state holds them already;
-       -- see the notes).
-       to_jsonb(array(
+       -- see the notes). A row without conversions (most) skips it all.
+       case when array_remove(x.converted_at, null) = '{}' then '[null, null, null, null]'::jsonb
+       else to_jsonb(array(
            select case when x.converted_at[g.ordinal] <= w.window_end then coalesce((
                       select jsonb_object_agg(u.currency, u.amount)
                       from (
@@ -504,16 +510,16 @@ select x.app_id, x.campaign_id, x.variant_key, x.user_key, x.first_received_at, 
                           group by o.currency
                       ) as u
                   ), '{}') end
-           from unnest(x.conversion_events) with ordinality as g (event, ordinal)
+           from (
+               select cardinal.report_window_end(x.first_received_at, s.conversion_window,
+                                                 coalesce(s.report_time_zone, a.report_time_zone)) as window_end
+           ) as w
+           cross join unnest(x.conversion_events) with ordinality as g (event, ordinal)
            order by g.ordinal
-       )) as window_revenue
+       )) end as window_revenue
 from reached as x
 join cardinal.apps as a on a.app_id = x.app_id
-left join cardinal.campaign_settings as s on s.app_id = x.app_id and s.campaign_id = x.campaign_id
-cross join lateral (
-    select cardinal.report_window_end(x.first_received_at, s.conversion_window,
-                                      coalesce(s.report_time_zone, a.report_time_zone)) as window_end
-) as w;
+left join cardinal.campaign_settings as s on s.app_id = x.app_id and s.campaign_id = x.campaign_id;
 
 comment on column cardinal.report_pending_campaign_receipts.window_revenue is
     'Per conversion goal ordinal k, element k - 1 of a JSON array of four: null when the user did not convert '
