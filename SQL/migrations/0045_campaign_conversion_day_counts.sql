@@ -50,6 +50,18 @@
 --   0043 filled converted_at; the events not folded yet are in neither, and the next fold (or a report's
 --   pending view) merges them into the rows they touch, so the fill is what a refold would make. The counts
 --   are then an aggregate of the table, made after the triggers exist and under the same lock.
+--
+-- * Measured in psql on 300 k events of scripts/bench/seed_reports.sql (108 k rows; 5,997 day counts, 2,801
+--   cohort and 2,801 revenue counts), folded and analyzed, `set jit = off; set work_mem = '64MB'`, load
+--   average 2.0–2.2, before = 0044 on a copy of the same database, same 200 rows: one campaign (c17) 34–74 ms
+--   before, 18–49 ms after; all campaigns 394–508 ms before, 28–45 ms after. With c17's 10,868 events
+--   requeued (all pending; the pending view is most of it): one campaign 213–396 ms before, 294–373 ms after;
+--   all 651–901 ms before, 328–444 ms after. The fold (`cardinal state rebuild`, 300 k events, track_functions):
+--   fold_report_campaign_receipts 4.7–5.5 s before, 7.1–8.3 s after, of which the count triggers on the
+--   inserted rows about 1 s; the requeue's deletion of the 108 k rows 0.5–0.8 s before, 1.8 s after (the
+--   triggers about 1.1 s); the whole rebuild 57–63 s before, 59–88 s after (load 2–3). The migration: 5.3 s
+--   (the outcomes of the folded rows, then the counts). Without jit off in the refresh, JIT compiling made it
+--   3 min.
 
 
 -- Every statement below reads and writes the state the fold keeps: no fold may run meanwhile.
