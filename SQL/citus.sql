@@ -132,6 +132,13 @@ select create_distributed_table('cardinal.report_control_exposures', 'user_key',
 -- primary key. Changed: nothing in the functions; the trigger that follows deletions of report_user_state runs
 -- on the coordinator with its transition table, as 0040's does. Not yet run on Citus.
 select create_distributed_table('cardinal.report_campaign_receipts', 'user_key', colocate_with := 'cardinal.events');
+-- The counts campaign_conversions reads (0045): a few rows per app, campaign, variant and day, by app_id, so that
+-- one app's counts sit on one shard and a report reads them there. Their statement triggers with transition
+-- tables on report_campaign_receipts (distributed by user_key) would have to run on the coordinator, as the
+-- deletion triggers do; not yet run on Citus.
+select create_distributed_table('cardinal.report_campaign_receipt_days', 'app_id');
+select create_distributed_table('cardinal.report_campaign_cohort_days', 'app_id', colocate_with := 'cardinal.report_campaign_receipt_days');
+select create_distributed_table('cardinal.report_campaign_cohort_revenue', 'app_id', colocate_with := 'cardinal.report_campaign_receipt_days');
 -- The identity links (0032): one row per device that logged in, joined by device to every unfolded event, so a
 -- reference table. NOT YET WORKING under Citus: the fold learns logins from the events past the watermark
 -- (unfolded_identified_events), which stays empty here (stored_xid is NULL), and the queue carries no device_id.
