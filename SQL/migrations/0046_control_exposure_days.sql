@@ -182,7 +182,10 @@ create function cardinal.count_control_exposure_days()
     returns trigger
     language plpgsql
     set search_path = pg_catalog, pg_temp
+    -- A transition table has no statistics: hash joins, and a hash aggregate of the changed rows before the
+    -- one sort of the few counts they touch (sorting every changed row by the six keys took twice as long).
     set enable_nestloop = off
+    set enable_sort = off
     set jit = off
 as $function$
 declare
@@ -196,32 +199,33 @@ begin
         else 'select 1 as sign, n.* from added as n union all select -1 as sign, o.* from removed as o'
     end;
     execute format($statement$
+        with delta as materialized (
+            select c.app_id, c.campaign_id,
+                   (c.exposed_at at time zone clock.time_zone)::date as exposed_day,
+                   c.control,
+                   coalesce(c.variant_id, '') as variant_key,
+                   coalesce((c.second_arm_at at time zone clock.time_zone)::date, 'infinity') as second_arm_day,
+                   sum(c.sign) as users,
+                   coalesce(sum(c.sign) filter (
+                       where c.converted_at
+                             <= cardinal.report_window_end(c.exposed_at, clock.window_length, clock.time_zone)
+                   ), 0) as converters
+            from (%s) as c
+            join cardinal.apps as a on a.app_id = c.app_id
+            left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
+            cross join lateral (
+                select coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
+                       coalesce(s.conversion_window, interval '3 days') as window_length
+            ) as clock
+            group by 1, 2, 3, 4, 5, 6
+        )
         insert into cardinal.report_control_exposure_days as d
-        select c.app_id, c.campaign_id,
-               (c.exposed_at at time zone clock.time_zone)::date,
-               c.control,
-               coalesce(c.variant_id, ''),
-               coalesce((c.second_arm_at at time zone clock.time_zone)::date, 'infinity'),
-               sum(c.sign),
-               coalesce(sum(c.sign) filter (
-                   where c.converted_at
-                         <= cardinal.report_window_end(c.exposed_at, clock.window_length, clock.time_zone)
-               ), 0)
-        from (%s) as c
-        join cardinal.apps as a on a.app_id = c.app_id
-        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
-        cross join lateral (
-            select coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
-                   coalesce(s.conversion_window, interval '3 days') as window_length
-        ) as clock
-        group by 1, 2, 3, 4, 5, 6
+        select *
+        from delta
         -- An update that leaves a row where it was (most of a fold's) changes nothing.
-        having sum(c.sign) <> 0
-            or coalesce(sum(c.sign) filter (
-                   where c.converted_at
-                         <= cardinal.report_window_end(c.exposed_at, clock.window_length, clock.time_zone)
-               ), 0) <> 0
-        order by 1, 2, 3, 4, 5, 6
+        where users <> 0 or converters <> 0
+        -- One order for every writer, so that two never wait for each other's rows the other way round.
+        order by app_id, campaign_id, exposed_day, control, variant_key, second_arm_day
         on conflict (app_id, campaign_id, exposed_day, control, variant_key, second_arm_day) do update set
             users = d.users + excluded.users,
             converters = d.converters + excluded.converters
@@ -572,8 +576,8 @@ comment on function cardinal.control_arms_from_exposures(text, text, date, date,
     'calls it when it can.';
 
 
--- The per-user state's control report (0039's body, 0040's name) with the window on the campaign's clock
--- (the canvas's: the app's zone, its report days' zone).
+-- The per-user state's control report (0039's body, 0040's name, 0042's report_user_facts_of) with the window
+-- on the campaign's clock (the canvas's: the app's zone, its report days' zone).
 create or replace function cardinal.control_arms_from_user_state(
     app               text,
     campaign          text,
@@ -623,7 +627,9 @@ as $function$
                x.variant_id, x.first_time, source.conversion_event, source.window_length, day.zone as time_zone,
                source.lower_time
         from target as t
-        join cardinal.report_user_facts as u on u.app_id = t.app_id
+        join cardinal.report_user_facts_of(control_arms_from_user_state.campaign,
+                                           control_arms_from_user_state.canvas) as u
+            on u.app_id = t.app_id
         left join cardinal.campaign_settings as s
             on s.app_id = u.app_id and s.campaign_id = coalesce(u.campaign_id, u.canvas_id)
         cross join lateral (
@@ -632,7 +638,8 @@ as $function$
         ) as day
         cross join lateral (
             select coalesce(control_arms_from_user_state.conversion, s.conversion_event) as conversion_event,
-                   coalesce(control_arms_from_user_state.conversion_window, s.conversion_window, interval '3 days') as window_length,
+                   coalesce(control_arms_from_user_state.conversion_window, s.conversion_window, interval '3 days')
+                       as window_length,
                    control_arms_from_user_state.from_date::timestamp at time zone day.zone as lower_time,
                    (control_arms_from_user_state.to_date + 1)::timestamp at time zone day.zone as upper_time
         ) as source
@@ -645,7 +652,8 @@ as $function$
         ) as x (control, variant_id, first_time)
         where case when control_arms_from_user_state.canvas is null
                    then u.campaign_id is not null
-                        and (control_arms_from_user_state.campaign is null or u.campaign_id = control_arms_from_user_state.campaign)
+                        and (control_arms_from_user_state.campaign is null
+                             or u.campaign_id = control_arms_from_user_state.campaign)
                    else u.canvas_id = control_arms_from_user_state.canvas end
           and (control_arms_from_user_state.include_test or not u.test)
           and x.first_time < source.upper_time
@@ -740,8 +748,8 @@ as $function$
 $function$;
 
 comment on function cardinal.control_arms_from_user_state(text, text, date, date, timestamptz, text, interval, boolean, text) is
-    'control_arms computed from the per-user report state (report_user_facts, report_conversion_facts; 0039''s '
-    'body): any canvas, include_test and conversion event. control_arms calls it when the control exposures '
+    'control_arms computed from the per-user report state (report_user_facts_of, report_conversion_facts; '
+    '0039''s body): any canvas, include_test and conversion event. control_arms calls it when the control exposures '
     'cannot answer (0040). The window ends by report_window_end in the report days'' zone (0046).';
 
 
@@ -785,7 +793,8 @@ as $function$
     sources as materialized (
         select c.app_id, c.app_name, c.source_id,
                coalesce(control_arms_reference.conversion, s.conversion_event) as conversion_event,
-               coalesce(control_arms_reference.conversion_window, s.conversion_window, interval '3 days') as window_length,
+               coalesce(control_arms_reference.conversion_window, s.conversion_window, interval '3 days')
+                   as window_length,
                c.zone as time_zone,
                control_arms_reference.from_date::timestamp at time zone c.zone as lower_time,
                (control_arms_reference.to_date + 1)::timestamp at time zone c.zone as upper_time

@@ -191,7 +191,9 @@ import Testing
         try fold(scenario)
         // Not folded: u1's control impression on Tokyo day 10, earlier than the v1 one. u1 is now first exposed
         // on day 10 in control, with a second arm (v1) on day 11.
-        try scenario.write([event(.impression, at: scenario.time(10, "03:00"), user: "u1", variant: nil, control: true)])
+        try scenario.write([
+            event(.impression, at: scenario.time(10, "03:00"), user: "u1", variant: nil, control: true)
+        ])
         let asOf = scenario.time(20, "00:00")
         // Days 10–11: u1's second arm is before the range's end, in several arms; control u3, v1 u2.
         let whole = ["control 1 0 1 1", "v1 1 0 1 1"]
