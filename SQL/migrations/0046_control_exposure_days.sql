@@ -479,15 +479,22 @@ as $function$
           and d.exposed_day < (select max(s.split_day) from sources as s)
           and d.exposed_day < s.split_day
     ),
-    -- The folded rows of the other days (an index range per campaign).
+    -- The folded rows of the other days: an index range per campaign, each its own days, in a loop over the
+    -- campaigns (a lateral subquery that `offset 0` keeps from being flattened into a hash join, which read the
+    -- whole table).
     folded as (
         select r.app_id, r.campaign_id, r.user_key, r.exposed_at, r.control, r.variant_id, r.second_arm_at,
                r.converted_at
-        from cardinal.report_control_exposures as r
-        where r.app_id = any(array(select t.app_id from target as t))
-          and r.campaign_id = any(array(select s.campaign_id from sources as s))
-          and r.exposed_at >= (select min(s.split_time) from sources as s)
-          and r.exposed_at < (select max(s.upper_time) from sources as s)
+        from sources as s
+        cross join lateral (
+            select *
+            from cardinal.report_control_exposures as r
+            where r.app_id = s.app_id
+              and r.campaign_id = s.campaign_id
+              and r.exposed_at >= s.split_time
+              and r.exposed_at < s.upper_time
+            offset 0
+        ) as r
     ),
     -- The folded rows that the pending rows replace, by primary key.
     replaced as (
