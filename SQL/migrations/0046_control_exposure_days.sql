@@ -56,9 +56,23 @@
 -- * exposed_users counts every exposed user of the range, matured or not: from counts for the count days,
 --   from the per-user rows (which the report reads anyway) for the others.
 --
--- * No plan hinges on a row estimate: the table scans are index conditions on arrays (`= any(array(...))`),
---   every join and aggregate is hashed (enable_nestloop, enable_sort and jit off), the CTEs read twice are
---   materialized.
+-- * No plan hinges on a row estimate: the counts and the replaced rows are index conditions on arrays
+--   (`= any(array(...))`), the row days an index range per campaign in a lateral loop (each campaign its own
+--   days: a window of 1 day reads 1 day, not the longest window's 7), every other join and aggregate is hashed
+--   (enable_nestloop, enable_sort and jit off), the CTEs read more than once are materialized.
+--
+-- * report_window_end (0044) is rewritten with the same instants: its body added the hours to a timestamptz,
+--   which is a stable operator, and PostgreSQL inlines an immutable SQL function only when its body is
+--   immutable, so each call was a function call (two per user read: most of a report's time).
+--
+-- * Not done: when as_of falls inside the range, the days none of whose exposures have matured are read as
+--   per-user rows too, though they only add exposed users (which the counts hold).
+--
+-- * Measured in psql on 300 k events of scripts/bench/seed_reports.sql, folded and analyzed, as of the day after
+--   the range, load average 2.5–9: one campaign (the largest) 33–90 ms before, 17–37 ms after; all campaigns
+--   394–504 ms before, 104–123 ms after. The triggers on the 112 k rows: +1.2 s to delete them all, +1–2 s to
+--   insert them all, under +1 s to update them all; a rebuild of the 300 k events 120 s with them, 133 s
+--   without (noise). The backfill took about 1 s.
 --
 -- * The migration fills the counts from report_control_exposures (no requeue): the rows hold every folded
 --   event's contribution, the counts are defined as their aggregate, and the triggers keep them from here on.
@@ -66,9 +80,9 @@
 
 -- 0044's window end, the same instants, in a body the planner can inline: 0044's added the hours to a
 -- timestamptz, an operator that is only stable (it adds days in the session's zone), and PostgreSQL does not
--- inline an immutable function whose body is not, so every row called it as a function (two calls per user:
--- 1.3 s of the 1.5 s of all campaigns on 300 k events). The hours are added to the UTC wall time instead,
--- which is elapsed time there.
+-- inline an immutable function whose body is not, so every row called it as a function (two calls per user
+-- read: all campaigns of 300 k events took 365–460 ms with the calls, 189–202 ms inlined). The hours are added
+-- to the UTC wall time instead, which is elapsed time there.
 create or replace function cardinal.report_window_end(started_at timestamptz, window_length interval, time_zone text)
     returns timestamptz
     language sql
@@ -324,10 +338,12 @@ begin
         else case tg_op
             when 'INSERT' then 'select app_id, campaign_id from added'
             when 'DELETE' then 'select app_id, campaign_id from removed'
+            -- As text: '1 day' and '24 hours' are equal intervals but end a window differently across a
+            -- daylight-saving change. A new conversion event changes the rows, which count themselves.
             else 'select n.app_id, n.campaign_id
                   from added as n join removed as o using (app_id, campaign_id)
-                  where (n.conversion_window, n.report_time_zone, n.conversion_event)
-                        is distinct from (o.conversion_window, o.report_time_zone, o.conversion_event)'
+                  where (n.conversion_window::text, n.report_time_zone)
+                        is distinct from (o.conversion_window::text, o.report_time_zone)'
             end
         end
     loop
@@ -345,8 +361,8 @@ revoke execute on function cardinal.recount_control_exposure_days_of_settings() 
 
 comment on function cardinal.recount_control_exposure_days_of_settings() is
     'Statement trigger of campaign_settings and apps (0046): recounts report_control_exposure_days of the '
-    'campaigns whose window, zone or conversion event changed (of the app whose zone changed), after their row '
-    'triggers, under the state lock.';
+    'campaigns whose window or zone changed (of the app whose zone changed), after their row triggers, under '
+    'the state lock.';
 
 create trigger campaign_settings_recount_control_exposure_days_inserted
     after insert on cardinal.campaign_settings
@@ -373,9 +389,9 @@ create trigger apps_recount_control_exposure_days
     execute function cardinal.recount_control_exposure_days_of_settings();
 
 comment on trigger campaign_settings_recount_control_exposure_days_inserted on cardinal.campaign_settings is
-    'A campaign''s window, zone or conversion event set: its control counts anew (0046).';
+    'A campaign''s window or zone set: its control counts anew (0046).';
 comment on trigger campaign_settings_recount_control_exposure_days_updated on cardinal.campaign_settings is
-    'A campaign''s window, zone or conversion event changed: its control counts anew (0046).';
+    'A campaign''s window or zone changed: its control counts anew (0046).';
 comment on trigger campaign_settings_recount_control_exposure_days_deleted on cardinal.campaign_settings is
     'A campaign''s settings removed: its control counts anew with the defaults (0046).';
 comment on trigger apps_recount_control_exposure_days on cardinal.apps is
@@ -756,8 +772,8 @@ $function$;
 
 comment on function cardinal.control_arms_from_user_state(text, text, date, date, timestamptz, text, interval, boolean, text) is
     'control_arms computed from the per-user report state (report_user_facts_of, report_conversion_facts; '
-    '0039''s body): any canvas, include_test and conversion event. control_arms calls it when the control exposures '
-    'cannot answer (0040). The window ends by report_window_end in the report days'' zone (0046).';
+    '0039''s body): any canvas, include_test and conversion event. control_arms calls it when the control '
+    'exposures cannot answer (0040). The window ends by report_window_end in the report days'' zone (0046).';
 
 
 -- The reference over raw events (0034's body, identified_events since 0032), the window likewise.
