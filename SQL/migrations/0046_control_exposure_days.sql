@@ -69,10 +69,10 @@
 --   per-user rows too, though they only add exposed users (which the counts hold).
 --
 -- * Measured in psql on 300 k events of scripts/bench/seed_reports.sql, folded and analyzed, as of the day after
---   the range, load average 2.5–9: one campaign (the largest) 33–90 ms before, 17–37 ms after; all campaigns
---   394–504 ms before, 104–123 ms after. The triggers on the 112 k rows: +1.2 s to delete them all, +1–2 s to
---   insert them all, under +1 s to update them all; a rebuild of the 300 k events 120 s with them, 133 s
---   without (noise). The backfill took about 1 s.
+--   the range, load average 1.3–9: one campaign (the largest) 33–90 ms before, 17–46 ms after; all campaigns
+--   394–504 ms before, 104–138 ms after. The triggers on the 112 k rows: +1.2 s to delete them all, +1–2 s to
+--   insert them all, under +1 s to update them all; a rebuild of the 300 k events 50–56 s with them, 58 s
+--   without (load 1.2–1.6; noise larger than the difference). The backfill took about 1 s.
 --
 -- * The migration fills the counts from report_control_exposures (no requeue): the rows hold every folded
 --   event's contribution, the counts are defined as their aggregate, and the triggers keep them from here on.
