@@ -126,6 +126,11 @@ select create_distributed_table('cardinal.report_row_user_days', 'user_key', col
 -- campaign then runs on every shard. Changed: nothing in the functions; the trigger that follows deletions of
 -- report_user_state runs on the coordinator with its transition table, as 0025's does. Not yet run on Citus.
 select create_distributed_table('cardinal.report_control_exposures', 'user_key', colocate_with := 'cardinal.events');
+-- The control report's counts per day (0046): a few rows per campaign, arm and day, read per app and campaign
+-- by every control report, so distributed by app_id (one app's counts on one shard). Changed: nothing in the
+-- functions; the statement triggers on report_control_exposures run on the coordinator with their transition
+-- tables, as 0040's does. Not yet run on Citus.
+select create_distributed_table('cardinal.report_control_exposure_days', 'app_id');
 -- campaign_conversions' rows (0043): one per user, campaign and variant, distributed as the control report's
 -- rows are and for the same reason (by user_key, not app_id: by app_id one app's rows would all sit on one
 -- shard), next to the user's conversion state and conversion values, which the fold and the report probe by

@@ -275,10 +275,29 @@ import TestSupport
                 union all
                 select format('%s', x) from cardinal.report_control_exposures as x
                 where x.app_id = $1
+                union all
+                select format('%s', d) from cardinal.report_control_exposure_days as d
+                where d.app_id = $1
                 order by 1
                 """,
                 [appID]
             ).map { try $0.decode(String.self, at: 0) }
+        }
+
+        /// How many rows of the app's control counts (0046) differ from the aggregate of its control rows.
+        func controlCountsDifferingFromRows(app name: String) throws -> Int64 {
+            try connection.query(
+                """
+                with app as (select app_id from cardinal.apps where name = $1),
+                kept as (select * from cardinal.report_control_exposure_days where app_id in (select app_id from app)),
+                counted as (
+                    select * from cardinal.report_control_exposure_days_of_rows where app_id in (select app_id from app)
+                )
+                select (select count(*) from (table kept except table counted) as extra)
+                       + (select count(*) from (table counted except table kept) as missing)
+                """,
+                [name]
+            ).first!.decode(Int64.self, at: 0)
         }
 
         /// Helpers of ``state(of:)`` in the test database: an array sorted, with and without repeats.
@@ -347,6 +366,7 @@ import TestSupport
             kinds.formUnion(try bench.kinds(app: app))
             // As cardinald would by now: the next workload's reports then read only its own queued events.
             _ = try bench.state.fold()
+            #expect(try bench.controlCountsDifferingFromRows(app: app) == 0, "control counts, workload \(seed)")
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(workloads) * 5)
@@ -394,6 +414,11 @@ import TestSupport
             try bench.connection.execute(
                 "update cardinal.apps set report_time_zone = $2 where app_id = $1", [appID, generator.pick(RandomWorkload.zones)]
             )
+            // A window changed too (0046 recounts the campaign's control counts), taking nothing from the generator.
+            try bench.connection.execute(
+                "update cardinal.campaign_settings set conversion_window = '2 days' where app_id = $1 and campaign_id = $2",
+                [appID, campaign]
+            )
             if generator.chance(0.5) {
                 _ = try bench.state.fold()
             }
@@ -409,6 +434,7 @@ import TestSupport
             )
             #expect(try bench.canvasControlArms(app: app, generator: &generator).0 == 0, "canvas, workload \(seed)")
             _ = try bench.state.fold()
+            #expect(try bench.controlCountsDifferingFromRows(app: app) == 0, "control counts, workload \(seed)")
         }
     }
 
@@ -441,6 +467,7 @@ import TestSupport
                 #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
             }
             _ = try bench.state.fold()
+            #expect(try bench.controlCountsDifferingFromRows(app: app) == 0, "control counts, workload \(seed)")
         }
     }
 
@@ -473,6 +500,7 @@ import TestSupport
             #expect(try bench.anomalies(app: "aged", generator: &generator).0 == 0)
             #expect(try bench.controlArms(app: "aged", generator: &generator).0 == 0)
             _ = try bench.state.fold()
+            #expect(try bench.controlCountsDifferingFromRows(app: "aged") == 0)
         }
         #expect(try bench.connection.query(oldRows, [oldDays.0, oldDays.1]).first?.decode(Int64.self, at: 0) == 0)
     }
