@@ -10,16 +10,6 @@ import TestSupport
 /// report_campaign_receipts by its triggers, adjusted for the pending events by the report, and the conversion
 /// window on the campaign's clock.
 @Suite struct CampaignConversionDayCountsTests {
-    /// A conversion of `name` by `user`, with a value in `currency` when given.
-    private static func conversion(
-        _ name: String, at time: Date, user: String, value: Decimal? = nil, currency: String? = nil
-    ) -> Event {
-        var conversion = event(.conversion, at: time, user: user, conversion: name)
-        conversion.value = value
-        conversion.currency = currency
-        return conversion
-    }
-
     /// The migration's text from the line that starts with `marker` up to the first blank line after it (or
     /// the end when `toEnd`).
     private static func migrationPart(_ marker: String, toEnd: Bool = false) throws -> String {
@@ -124,10 +114,10 @@ import TestSupport
             try scenario.write([
                 event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
                 event(.impression, at: scenario.time(12, "01:00"), user: "u1"),
-                Self.conversion("purchase", at: scenario.time(11, "02:00"), user: "u1", value: 10, currency: "USD"),
+                conversion("purchase", at: scenario.time(11, "02:00"), user: "u1", value: 10, currency: "USD"),
                 event(.impression, at: scenario.time(10, "02:00"), user: "u2"),
-                Self.conversion("purchase", at: scenario.time(12, "03:00"), user: "u2", value: 4, currency: "EUR"),
-                Self.conversion("signup", at: scenario.time(10, "03:00"), user: "u2"),
+                conversion("purchase", at: scenario.time(12, "03:00"), user: "u2", value: 4, currency: "EUR"),
+                conversion("signup", at: scenario.time(10, "03:00"), user: "u2"),
                 event(.impression, at: scenario.time(11, "01:00"), user: "u3", variant: "v2"),
             ])
             _ = try ReportStateStore(connection: scenario.connection).fold()
@@ -211,7 +201,7 @@ import TestSupport
         ))
         try scenario.write([
             event(.impression, at: scenario.time(12, "01:00"), user: "u1"),
-            Self.conversion("purchase", at: scenario.time(12, "02:00"), user: "u1", value: 5, currency: "USD"),
+            conversion("purchase", at: scenario.time(12, "02:00"), user: "u1", value: 5, currency: "USD"),
         ])
         let store = ReportStateStore(connection: scenario.connection)
         _ = try store.fold()
@@ -266,7 +256,7 @@ import TestSupport
         ))
         try scenario.write([
             event(.impression, at: received, user: "u1"),
-            Self.conversion("purchase", at: purchase, user: "u1"),
+            conversion("purchase", at: purchase, user: "u1"),
         ])
         let from = ReportDate(utcDayOf: received).adding(days: -1)
         let to = from.adding(days: 7)

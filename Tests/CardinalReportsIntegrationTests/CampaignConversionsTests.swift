@@ -5,16 +5,6 @@ import Foundation
 import Testing
 
 @Suite struct CampaignConversionsTests {
-    /// A conversion of `name` by `user` with a value, in `currency` (or none).
-    private static func conversion(
-        _ name: String, at time: Date, user: String, value: Decimal? = nil, currency: String? = nil
-    ) -> Event {
-        var conversion = event(.conversion, at: time, user: user, conversion: name)
-        conversion.value = value
-        conversion.currency = currency
-        return conversion
-    }
-
     /// c1 (content cards, variant v1) with purchase as primary and signup as second conversion event, 3 days.
     /// Times are UTC before 15:00, so each lies on the Tokyo report day of the same number.
     private static func scenario() throws -> ReportScenario {

@@ -8,16 +8,6 @@ import TestSupport
 /// report_campaign_receipts (0043): the per-recipient rows campaign_conversions reads, kept by the fold, by
 /// the triggers on the conversion goals, and filled by the migration from the folded state.
 @Suite struct CampaignReceiptsTests {
-    /// A conversion of `name` by `user`, with a value in `currency` when given.
-    private static func conversion(
-        _ name: String, at time: Date, user: String, value: Decimal? = nil, currency: String? = nil
-    ) -> Event {
-        var conversion = event(.conversion, at: time, user: user, conversion: name)
-        conversion.value = value
-        conversion.currency = currency
-        return conversion
-    }
-
     /// Rows of campaign_conversions and of its reference over raw events that the other lacks, both ways.
     private static func differencesFromReference(_ scenario: ReportScenario, _ from: Int, _ to: Int) throws -> Int64 {
         try scenario.connection.query(
@@ -45,8 +35,8 @@ import TestSupport
             event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
             event(.impression, at: scenario.time(10, "02:00"), user: "u2"),
             event(.impression, at: scenario.time(11, "01:00"), user: "u3"),
-            Self.conversion("purchase", at: scenario.time(11, "02:00"), user: "u1", value: 10, currency: "USD"),
-            Self.conversion("signup", at: scenario.time(10, "03:00"), user: "u2"),
+            conversion("purchase", at: scenario.time(11, "02:00"), user: "u1", value: 10, currency: "USD"),
+            conversion("signup", at: scenario.time(10, "03:00"), user: "u2"),
         ])
         _ = try ReportStateStore(connection: scenario.connection).fold()
         // No goal yet: the report has no rows for the campaign.
@@ -81,7 +71,7 @@ import TestSupport
         ))
         try scenario.write([
             event(.impression, at: scenario.time(12, "01:00"), user: "u1"),
-            Self.conversion("purchase", at: scenario.time(11, "02:00"), user: "u1", value: 5, currency: "USD"),
+            conversion("purchase", at: scenario.time(11, "02:00"), user: "u1", value: 5, currency: "USD"),
         ])
         let store = ReportStateStore(connection: scenario.connection)
         _ = try store.fold()
@@ -130,10 +120,10 @@ import TestSupport
             // Push: receipts are sends, without a variant here.
             event(.send, .push, at: scenario.time(10, "01:00"), user: "u1", campaign: "p1", variant: nil),
             event(.send, .push, at: scenario.time(13, "01:00"), user: "u5", campaign: "p1", variant: nil),
-            Self.conversion("purchase", at: scenario.time(9, "02:00"), user: "u1"),
-            Self.conversion("purchase", at: scenario.time(12, "02:00"), user: "u1"),
-            Self.conversion("signup", at: scenario.time(14, "02:00"), user: "u5"),
-            Self.conversion("signup", at: scenario.time(11, "02:00"), user: "u2"),
+            conversion("purchase", at: scenario.time(9, "02:00"), user: "u1"),
+            conversion("purchase", at: scenario.time(12, "02:00"), user: "u1"),
+            conversion("signup", at: scenario.time(14, "02:00"), user: "u5"),
+            conversion("signup", at: scenario.time(11, "02:00"), user: "u2"),
         ])
         _ = try ReportStateStore(connection: scenario.connection).fold()
         let migration = try String(

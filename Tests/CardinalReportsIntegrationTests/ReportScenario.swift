@@ -107,3 +107,11 @@ func event(
         test: test, conversionName: conversion
     )
 }
+
+/// A conversion of `name` by `user`, with a value in `currency` when given.
+func conversion(_ name: String, at time: Date, user: String, value: Decimal? = nil, currency: String? = nil) -> Event {
+    var conversion = event(.conversion, at: time, user: user, conversion: name)
+    conversion.value = value
+    conversion.currency = currency
+    return conversion
+}
