@@ -47,6 +47,15 @@
 --   enable_sort and jit off), the CTEs read more than once materialized. The trigger function and the
 --   recompute hash their joins whatever the transition tables' size.
 --
+-- * Measured in psql on a copy of the 10 M-event bench database (scripts/bench/seed_reports.sql, 3.56 M
+--   exposure rows, 50 campaigns), given a second goal (app_rating) on every campaign and a third and fourth on
+--   c38, the largest (136,556 rows), `set jit = off; set work_mem = '64MB'`, as of the day after the range,
+--   load average 4–7.6 (other sessions' work): control_arm_conversions for all campaigns 227 s before, 6.9–11.4 s
+--   after; for c38 12.1–20.6 s before, 0.65–0.72 s after; the same 480 and 20 rows. Most of what remains is
+--   0046's row days: all campaigns read 428 k per-user rows, those of the range's last 7 days (the longest
+--   window), as control_arms does. The migration: 1 min 59 s (102,631 rows got a further conversion, 5,491 goal
+--   counts). A goal change of c38 recomputes its rows in 11.5 s (three probes per row, nothing changed).
+--
 -- * The migration fills further_converted_at from the folded conversion state and the counts from the
 --   triggers that the fill's updates fire (no requeue): the events not folded yet are in neither, and are
 --   what the next fold (or a report's pending view) merges, as 0043 and 0046 argued.
