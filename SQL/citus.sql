@@ -131,6 +131,11 @@ select create_distributed_table('cardinal.report_control_exposures', 'user_key',
 -- functions; the statement triggers on report_control_exposures run on the coordinator with their transition
 -- tables, as 0040's does. Not yet run on Citus.
 select create_distributed_table('cardinal.report_control_exposure_days', 'app_id');
+-- The further conversion goals' counts (0049): the same key and an ordinal, read with those counts, so
+-- distributed and co-located alike. Changed: nothing in the functions; the statement triggers on
+-- report_control_exposures and campaign_conversion_events run on the coordinator with their transition tables,
+-- as 0046's do. Not yet run on Citus.
+select create_distributed_table('cardinal.report_control_goal_days', 'app_id', colocate_with := 'cardinal.report_control_exposure_days');
 -- campaign_conversions' rows (0043): one per user, campaign and variant, distributed as the control report's
 -- rows are and for the same reason (by user_key, not app_id: by app_id one app's rows would all sit on one
 -- shard), next to the user's conversion state and conversion values, which the fold and the report probe by

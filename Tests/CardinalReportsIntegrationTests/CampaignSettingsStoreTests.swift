@@ -27,6 +27,11 @@ import Testing
                 conversionEvent: .set("a"), furtherConversionEvents: .set(["a"])
             ))
         }
+        // Set again, in another order and with one name fewer: the new list replaces the old one.
+        let reordered = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+            furtherConversionEvents: .set(["review", "signup"])
+        ))
+        #expect(reordered.furtherConversionEvents == ["review", "signup"])
         let cleared = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .reset))
         #expect(cleared.conversionEvent == nil)
         #expect(cleared.furtherConversionEvents.isEmpty)

@@ -278,13 +278,17 @@ import TestSupport
                 union all
                 select format('%s', d) from cardinal.report_control_exposure_days as d
                 where d.app_id = $1
+                union all
+                select format('%s', d) from cardinal.report_control_goal_days as d
+                where d.app_id = $1
                 order by 1
                 """,
                 [appID]
             ).map { try $0.decode(String.self, at: 0) }
         }
 
-        /// How many rows of the app's control counts (0046) differ from the aggregate of its control rows.
+        /// How many rows of the app's control counts (0046) and further goal counts (0049) differ from the
+        /// aggregate of its control rows.
         func controlCountsDifferingFromRows(app name: String) throws -> Int64 {
             try connection.query(
                 """
@@ -292,9 +296,15 @@ import TestSupport
                 kept as (select * from cardinal.report_control_exposure_days where app_id in (select app_id from app)),
                 counted as (
                     select * from cardinal.report_control_exposure_days_of_rows where app_id in (select app_id from app)
+                ),
+                kept_goals as (select * from cardinal.report_control_goal_days where app_id in (select app_id from app)),
+                counted_goals as (
+                    select * from cardinal.report_control_goal_days_of_rows where app_id in (select app_id from app)
                 )
                 select (select count(*) from (table kept except table counted) as extra)
                        + (select count(*) from (table counted except table kept) as missing)
+                       + (select count(*) from (table kept_goals except table counted_goals) as extra_goals)
+                       + (select count(*) from (table counted_goals except table kept_goals) as missing_goals)
                 """,
                 [name]
             ).first!.decode(Int64.self, at: 0)

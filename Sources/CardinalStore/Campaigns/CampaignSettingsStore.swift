@@ -73,10 +73,14 @@ public struct CampaignSettingsStore {
                 """
                 with gone as (
                     delete from cardinal.campaign_conversion_events where app_id = $1 and campaign_id = $2
+                    returning ordinal
                 )
                 insert into cardinal.campaign_conversion_events (app_id, campaign_id, ordinal, conversion_event)
                 select $1, $2, n.ordinal + 1, n.name
                 from jsonb_array_elements_text($3::jsonb) with ordinality as n (name, ordinal)
+                -- Reading gone runs the delete before the first insert: a delete the statement does not read runs
+                -- after it, and the old rows' keys then refused the new ones (23505).
+                where (select count(*) from gone) >= 0
                 """,
                 [appID, campaignID, PostgresJSON(
                     text: JSONValue.array((update.conversionEvent == .reset ? [] : further).map { .string($0) }).compactText
