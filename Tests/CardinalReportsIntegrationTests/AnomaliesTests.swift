@@ -87,6 +87,39 @@ import Testing
         #expect(finding.severity == .critical)
     }
 
+    @Test("A click is judged by the user's impression or control exposure in another build or a test event")
+    func clickJudgedByTheUsersOtherRows() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            // u1 saw the card on Android 4.2 and clicked it on iOS 5.0: the impression counts across builds.
+            event(.impression, at: scenario.time(10, "01:00"), user: "u1", platform: .android, sdk: "4.2"),
+            event(.click, at: scenario.time(10, "02:00"), user: "u1"),
+            // u2 clicked with no impression anywhere.
+            event(.click, at: scenario.time(10, "02:00"), user: "u2"),
+            // u3's control impression on Android makes the iOS click a control user's: control_interaction.
+            event(.impression, at: scenario.time(10, "01:00"), user: "u3", variant: nil, control: true,
+                  platform: .android, sdk: "4.2"),
+            event(.click, at: scenario.time(10, "02:00"), user: "u3", variant: nil),
+            // u4's impression was a test event: the look-up takes test events too (0017), so u4 is fine.
+            event(.impression, at: scenario.time(10, "01:00"), user: "u4", test: true),
+            event(.click, at: scenario.time(10, "02:00"), user: "u4"),
+        ])
+        let found = try findings(scenario, 10, 10)
+        let withoutImpression = found.filter { $0.kind == .clickWithoutImpression }
+        #expect(withoutImpression.map(\.platform) == ["ios"])
+        let finding = try #require(withoutImpression.first)
+        // The iOS group's clicking users but the control user u3: u1, u2, u4; only u2 without an impression.
+        #expect(finding.evidence["users_without_impression"] == 1)
+        #expect(finding.evidence["users"] == 3)
+        #expect(finding.evidence["events_without_impression"] == 1)
+        #expect(finding.evidence["events"] == 3)
+        let control = found.filter { $0.kind == .controlInteraction }
+        #expect(control.map(\.platform) == ["ios"])
+        #expect(control.first?.evidence["stored_events"] == 1)
+        #expect(control.first?.evidence["stored_users"] == 1)
+    }
+
     @Test("A control arm without control impressions is critical campaign-wide and a warning for one group")
     func controlImpressionsMissing() throws {
         let scenario = try ReportScenario()
