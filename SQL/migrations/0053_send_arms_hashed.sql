@@ -39,10 +39,13 @@
 --   the app once for all campaigns, so it scales with the state, not with the campaigns.
 --
 -- * Measured in psql (jit off, work_mem 64MB) on 1 M events of scripts/bench/seed_reports.sql (437,624 state
---   rows; report days 2026-11-01..30), load average 2.9–3.8 from other sessions on the 2 cores: all campaigns
---   (234 rows) 2.37–3.49 s before, 1.94–2.74 s after; the largest campaign, c38 (4 rows, 14,810 state rows),
---   66–118 ms before, 61–127 ms after. md5 of the ordered rows equal before and after for all campaigns, for
---   c38 and for 2026-11-10..16.
+--   rows; report days 2026-11-01..30), 0027's body as a temporary function run alternately with this one:
+--   load average 1.2–1.4, all campaigns (234 rows) 1.53–2.10 s before, 1.35–1.87 s after; the largest
+--   campaign, c38 (4 rows, 14,810 state rows), 67–68 ms before, 58–66 ms after. Load average 2.2–2.7: all
+--   campaigns 2.94–3.21 s before, 2.33–2.87 s after. A gain of about a tenth, not the step the control
+--   command needs: the hash aggregate of every state row by user is most of what is left, and only counts
+--   (above) remove it. md5 of the ordered rows equal before and after for all campaigns, for c38, for
+--   2026-11-10..16 and, with test events, for 2026-11-03..05.
 
 
 create or replace function cardinal.send_arms(
