@@ -46,18 +46,21 @@ import Testing
         ).first!.decode(Int64.self, at: 0)
     }
 
-    /// c1's control_arm_conversions (from the state, or the reference over raw events) as "ordinal arm users
-    /// converters" lines.
+    /// A campaign's control_arm_conversions (from the state, or the reference over raw events) for the goals from
+    /// `firstOrdinal` on, as "ordinal arm users converters" lines.
     private func conversions(
-        _ scenario: ReportScenario, _ from: Int, _ to: Int, asOf: Date, window: String? = nil, reference: Bool = false
+        _ scenario: ReportScenario, _ from: Int, _ to: Int, asOf: Date, window: String? = nil, reference: Bool = false,
+        campaign: String = "c1", firstOrdinal: Int = 1
     ) throws -> [String] {
         try scenario.connection.query(
             """
             select format('%s %s %s %s', ordinal, case when control then 'control' else variant_id end, users,
                           converters)
-            from cardinal.control_arm_conversions($1, 'c1', $2, $3, $4, false, $5, $6::interval)
+            from cardinal.control_arm_conversions($1, $7, $2, $3, $4, false, $5, $6::interval,
+                                                  first_ordinal => $8)
             """,
-            [ReportScenario.appName, scenario.day(from), scenario.day(to), asOf, reference, window]
+            [ReportScenario.appName, scenario.day(from), scenario.day(to), asOf, reference, window, campaign,
+             firstOrdinal]
         ).map { try $0.decode(String.self, at: 0) }
     }
 
@@ -184,6 +187,27 @@ import Testing
         let matured = ["1 control 2 0", "1 v1 5 0", "2 control 2 1", "2 v1 5 3"]
         #expect(try conversions(scenario, 10, 12, asOf: later) == matured)
         #expect(try conversions(scenario, 10, 12, asOf: later, reference: true) == matured)
+    }
+
+    @Test("Asked for the goals from the second on, the report leaves the primary goal and goal-less campaigns out")
+    func furtherGoalsOnly() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writePartlyMaturedRange(scenario)
+        // c2 has exposures and a primary goal but no further one.
+        try scenario.settings("c2", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
+        try scenario.write([event(.impression, at: scenario.time(10, "01:00"), user: "u1", campaign: "c2")])
+        try fold(scenario)
+        let asOf = scenario.time(13, "06:00")
+        // partlyMaturedRange's goal-2 rows: control u3 of u3 and u6, v1 u1 and u4 of u1, u2, u4, u7.
+        let further = ["2 control 2 1", "2 v1 4 2"]
+        for reference in [false, true] {
+            #expect(try conversions(scenario, 10, 12, asOf: asOf, reference: reference, firstOrdinal: 2) == further)
+            #expect(try conversions(scenario, 10, 12, asOf: asOf, reference: reference, campaign: "c2") == ["1 v1 1 0"])
+            #expect(try conversions(
+                scenario, 10, 12, asOf: asOf, reference: reference, campaign: "c2", firstOrdinal: 2
+            ).isEmpty)
+        }
     }
 
     @Test("A window override other than the campaign's reads every goal from the per-user rows")

@@ -23,8 +23,7 @@ public struct ControlArmConversionsQuery {
                    converters
             from cardinal.control_arm_conversions(app => $1, campaign => $2, from_date => $3, to_date => $4,
                                                   as_of => $5, include_test => $6, conversion_window => $7::interval,
-                                                  canvas => $8)
-            where ordinal > 1
+                                                  canvas => $8, first_ordinal => 2)
             """,
             [scope.app, scope.campaign, scope.from, scope.to, asOf, scope.includeTest, window, scope.canvas]
         ).map { row in
