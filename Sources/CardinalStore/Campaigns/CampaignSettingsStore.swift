@@ -34,61 +34,62 @@ public struct CampaignSettingsStore {
             throw CampaignSettingsError.invalidTimeZone(zone)
         }
         let appID = try AppStore(connection: connection).find(name: app).id
-        // Each setting comes as a value and a flag saying whether it changes; a new row takes the column
-        // default of every setting that is not given (coalesce with the default for the window).
-        let rows = try connection.query(
-            """
-            insert into cardinal.campaign_settings
-                (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone,
-                 influenced_open_window)
-            values ($1, $2, $3, coalesce($5::interval, interval '3 days'), $7::jsonb, $9, $11::interval)
-            on conflict (app_id, campaign_id) do update set
-                conversion_event = case when $4 then excluded.conversion_event
-                                        else campaign_settings.conversion_event end,
-                conversion_window = case when $6 then excluded.conversion_window
-                                         else campaign_settings.conversion_window end,
-                expected_split = case when $8 then excluded.expected_split
-                                      else campaign_settings.expected_split end,
-                report_time_zone = case when $10 then excluded.report_time_zone
-                                        else campaign_settings.report_time_zone end,
-                influenced_open_window = case when $12 then excluded.influenced_open_window
-                                              else campaign_settings.influenced_open_window end
-            returning campaign_id, conversion_event, extract(epoch from conversion_window)::bigint, expected_split,
-                      report_time_zone, updated_at,
-                      extract(epoch from coalesce(influenced_open_window, interval '12 hours'))::bigint
-            """,
-            [
-                appID, campaignID,
-                update.conversionEvent.newValue, update.conversionEvent.changes,
-                update.conversionWindow.newValue, update.conversionWindow.changes,
-                update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) }, update.expectedSplit.changes,
-                update.reportTimeZone.newValue, update.reportTimeZone.changes,
-                update.influencedOpenWindow.newValue, update.influencedOpenWindow.changes,
-            ]
-        )
-        var settings = try Self.settings(app: app, from: rows[0], at: 0)
-        // Resetting the primary conversion event resets the others: they would be a list without its first.
-        if update.furtherConversionEvents.changes || update.conversionEvent == .reset {
-            try connection.execute(
+        // One transaction: the settings row and its further goals change together, or not at all.
+        return try connection.transaction { connection in
+            // Each setting comes as a value and a flag saying whether it changes; a new row takes the column
+            // default of every setting that is not given (coalesce with the default for the window).
+            let rows = try connection.query(
                 """
-                with gone as (
-                    delete from cardinal.campaign_conversion_events where app_id = $1 and campaign_id = $2
-                    returning ordinal
-                )
-                insert into cardinal.campaign_conversion_events (app_id, campaign_id, ordinal, conversion_event)
-                select $1, $2, n.ordinal + 1, n.name
-                from jsonb_array_elements_text($3::jsonb) with ordinality as n (name, ordinal)
-                -- Reading gone runs the delete before the first insert: a delete the statement does not read runs
-                -- after it, and the old rows' keys then refused the new ones (23505).
-                where (select count(*) from gone) >= 0
+                insert into cardinal.campaign_settings
+                    (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone,
+                     influenced_open_window)
+                values ($1, $2, $3, coalesce($5::interval, interval '3 days'), $7::jsonb, $9, $11::interval)
+                on conflict (app_id, campaign_id) do update set
+                    conversion_event = case when $4 then excluded.conversion_event
+                                            else campaign_settings.conversion_event end,
+                    conversion_window = case when $6 then excluded.conversion_window
+                                             else campaign_settings.conversion_window end,
+                    expected_split = case when $8 then excluded.expected_split
+                                          else campaign_settings.expected_split end,
+                    report_time_zone = case when $10 then excluded.report_time_zone
+                                            else campaign_settings.report_time_zone end,
+                    influenced_open_window = case when $12 then excluded.influenced_open_window
+                                                  else campaign_settings.influenced_open_window end
+                returning campaign_id, conversion_event, extract(epoch from conversion_window)::bigint, expected_split,
+                          report_time_zone, updated_at,
+                          extract(epoch from coalesce(influenced_open_window, interval '12 hours'))::bigint
                 """,
-                [appID, campaignID, PostgresJSON(
-                    text: JSONValue.array((update.conversionEvent == .reset ? [] : further).map { .string($0) }).compactText
-                )]
+                [
+                    appID, campaignID,
+                    update.conversionEvent.newValue, update.conversionEvent.changes,
+                    update.conversionWindow.newValue, update.conversionWindow.changes,
+                    update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) }, update.expectedSplit.changes,
+                    update.reportTimeZone.newValue, update.reportTimeZone.changes,
+                    update.influencedOpenWindow.newValue, update.influencedOpenWindow.changes,
+                ]
             )
+            var settings = try Self.settings(app: app, from: rows[0], at: 0)
+            // Resetting the primary conversion event resets the others: they would be a list without its first.
+            if update.furtherConversionEvents.changes || update.conversionEvent == .reset {
+                try connection.execute(
+                    "delete from cardinal.campaign_conversion_events where app_id = $1 and campaign_id = $2",
+                    [appID, campaignID]
+                )
+                try connection.execute(
+                    """
+                    insert into cardinal.campaign_conversion_events (app_id, campaign_id, ordinal, conversion_event)
+                    select $1, $2, n.ordinal + 1, n.name
+                    from jsonb_array_elements_text($3::jsonb) with ordinality as n (name, ordinal)
+                    """,
+                    [appID, campaignID, PostgresJSON(
+                        text: JSONValue.array((update.conversionEvent == .reset ? [] : further).map { .string($0) })
+                            .compactText
+                    )]
+                )
+            }
+            settings.furtherConversionEvents = try furtherConversionEvents(appID: appID, campaignID: campaignID)
+            return settings
         }
-        settings.furtherConversionEvents = try furtherConversionEvents(appID: appID, campaignID: campaignID)
-        return settings
     }
 
     private func furtherConversionEvents(appID: Int64, campaignID: String) throws -> [String] {
