@@ -161,6 +161,32 @@ import Testing
                     == ["control 2 1 2 0", "v1 4 3 4 0"])
     }
 
+    @Test("Days none of whose exposures has matured add exposed users only, pending changes to them included")
+    func unmaturedDays() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writePartlyMaturedRange(scenario)
+        try fold(scenario)
+        // As of day 12 02:00 UTC under the 1-day window: Tokyo day 10 has matured, day 11 is cut (u2's window
+        // ended at day 12 01:00 UTC, u3's ends at 03:00), and day 12 has no matured exposure (its first instant,
+        // day 11 15:00 UTC, ends at day 12 15:00). Control: u3 and u6 exposed, none matured. v1: u1 and u2
+        // matured, u1 converted (u2 bought 25 hours later), u4 and u5 exposed.
+        let asOf = scenario.time(12, "02:00")
+        for function in ["control_arms", "control_arms_reference"] {
+            #expect(try arms(scenario, 10, 12, asOf: asOf, function: function) == ["control 0 0 2 0", "v1 2 1 4 0"])
+            #expect(try arms(scenario, 12, 12, asOf: asOf, function: function) == ["control 0 0 1 0", "v1 0 0 2 0"])
+        }
+        // Not folded: u5's control impression on Tokyo day 12 before its v1 one puts u5 in two arms on day 12.
+        try scenario.write([event(.impression, at: scenario.time(12, "01:00"), user: "u5", variant: nil, control: true)])
+        for function in ["control_arms", "control_arms_reference"] {
+            #expect(try arms(scenario, 10, 12, asOf: asOf, function: function) == ["control 0 0 2 1", "v1 2 1 3 1"])
+            #expect(try arms(scenario, 12, 12, asOf: asOf, function: function) == ["control 0 0 1 1", "v1 0 0 1 1"])
+        }
+        try fold(scenario)
+        #expect(try arms(scenario, 10, 12, asOf: asOf) == ["control 0 0 2 1", "v1 2 1 3 1"])
+        #expect(try countsDifferingFromRows(scenario) == 0)
+    }
+
     @Test("A window override other than the campaign's reads the per-user rows; the same window reads the counts")
     func windowOverride() throws {
         let scenario = try ReportScenario()
