@@ -16,7 +16,7 @@
 --   campaign_arms' users of the 30 uncontrolled campaigns 13 s (2.4 M rows, 118 MB in 5 batches); the
 --   sort of without_impression's 588 k interactions 14 s; facts, materialized with every column of every
 --   row (day sets, click and dismissal times, the group's texts), fed every reader through a tuplestore.
-
+--
 -- * The aggregates' keys were eight texts per row (app name, campaign, canvas, step, channel, platform, SDK
 --   and app version: 365 bytes a row in source_users) and the arms texts ('variant:' || id). Here the
 --   selected groups (a few thousand; folded from report_groups, pending under negative stand-in ids) get
@@ -45,7 +45,18 @@
 --   rows or the acting users), the uncontrolled sources an `= any(array(...))`, CTEs read twice
 --   materialized. jit off.
 --
--- MEASURED
+-- * Measured in psql on the bench database (jit off, work_mem 64MB), 0050's body as a pg_temp function run
+--   alternately with this one; the machine was shared and loaded throughout (load average 4–13 on 2 cores),
+--   so the backend's CPU time (utime + stime from /proc) is given with the wall time. All campaigns (301
+--   rows, the same md5 of the ordered rows in every run): at load 6.5–6.9, 339 s wall and 96 s CPU before,
+--   180 s wall and 76 s CPU after; earlier, at load 9.7–11.7 with test suites running beside, 295 and 479 s
+--   before, 301 and 392 s after (wall only; too noisy to compare). c38 (the largest campaign, 137 k state
+--   rows, 0 findings) at load 3.8: 3.9 / 4.3 s wall and 2.0 / 2.1 s CPU before, 3.3 / 3.5 s wall and
+--   1.6 / 1.7 s CPU after. cardinal.anomalies before and after the migration: the same rows (md5) for c38,
+--   c10 (20 rows) and c17 with test events over 2026-11-10..16 (4 rows). `cardinal migrate` applied it in
+--   0.19 s (a function body; nothing to backfill). So this is a fifth less work, not the step the goal needs:
+--   every state row is still hashed by user twice (source_users and arm_users, 4.1 M groups each, about
+--   180 MB spilled in 21 batches each at 64 MB), and the acting users' rows once more.
 --
 -- * Not done: the counts that would stop reading every state row (0025's day pairs per finding group and
 --   per source × arm, kept by statement triggers with transition tables on report_user_state, pending
