@@ -15,18 +15,22 @@
 --   rows), `impression_days && <the range's days>` per row, and a sort for count(distinct). daily 5.4 s and
 --   repeated_dismissals 7.6 s, both mostly sorts for their group by. One campaign (c38): 0.2 s.
 --
--- * A session's rows are keyed by their finding group's key, a bigint (session_groups: the smallest
---   group_id of the report groups that differ only in variant and test flag), instead of the eight text
---   columns, and every aggregate is hashed (enable_sort off, as 0053): the session units, then the users,
---   then the groups, whose columns are joined to the 1,440 groups at the end. The folded rows are read from
---   report_session_state itself, only the columns counted: one source's by its groups (0042's
---   `group_id = any(array(...))`), every source's by one sequential scan.
+-- * Sessions are judged one finding group at a time: a lateral subquery per finding group reads its report
+--   groups' session rows by report_session_state's primary key (`group_id = any(<the group's ids>)`, the
+--   rows of the range, only the columns counted) and aggregates them per session, per user and for the
+--   group, hashed in memory (about 2,600 rows per group at 10 M events). 0037 sorted every session row of the
+--   range by the eight text columns of the finding group first (a 3.7 M-row sort that spilled); a first
+--   version of this migration hashed them all at once by a bigint key instead, and its two hash aggregates
+--   of 3.7 M rows still spilled (21 batches each at work_mem 64MB): 105 s for all campaigns, against 41 s
+--   one group at a time under the same load. The group's key (session_groups) is the smallest group_id of
+--   the report groups that differ only in variant and test flag; its columns are joined to the results.
 --
 -- * Rows without a group key (the pending events', or every raw impression for the reference) are made
 --   report_session_state rows (unkeyed_sessions) and given the state's key of their finding group, or a new
 --   negative key when the state has none yet (unkeyed_groups), so that a session partly folded and partly
 --   pending is still one session. The finding columns are compared as one row's text, which tells NULL from
---   '' and keeps the join an equality, so that it is hashed.
+--   '' and keeps the join an equality, so that it is hashed. Each group's unkeyed rows are handed to its
+--   subquery as one jsonb array (finding_sources), read once, not the unkeyed rows scanned for every group.
 --
 -- * A session's allowed impressions count its distinct message ids only when it has two ids or more: with
 --   none or one the answer is 1 without the per-session sort. Banners and feature flags allow one whatever
@@ -202,42 +206,33 @@ as $function$
                    and k.finding_columns = row(n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel,
                                                n.platform, n.sdk_version, n.app_version)::text
     ),
-    -- Every judged session row of the range with its finding group's key and only the columns counted: one
-    -- source's folded rows by its groups (0042's index condition on the primary key), or every folded row,
-    -- and the unkeyed rows.
-    session_rows as (
-        select s.finding_group, s.channel, v.user_key, v.session_id, v.day, v.impressions, v.message_ids
-        from cardinal.report_session_state as v
-        join session_groups as s on s.group_id = v.group_id
-        where (anomalies_since_0027.campaign is not null or anomalies_since_0027.canvas is not null)
-          and v.group_id = any(array(select group_id from session_groups))
-          and v.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
-        union all
-        select s.finding_group, s.channel, v.user_key, v.session_id, v.day, v.impressions, v.message_ids
-        from cardinal.report_session_state as v
-        join session_groups as s on s.group_id = v.group_id
-        where anomalies_since_0027.campaign is null and anomalies_since_0027.canvas is null
-          and v.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
-        union all
-        select g.finding_group, n.channel, n.user_key, n.session_id, n.day, n.impressions, n.message_ids
-        from unkeyed_sessions as n
-        join unkeyed_groups as g
-            on g.app_id = n.app_id
-                   and row(g.campaign_id, g.canvas_id, g.canvas_step_id, g.channel, g.platform, g.sdk_version,
-                           g.app_version)::text
-                       = row(n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-                             n.app_version)::text
-    ),
-    -- Impressions per finding group, user and session (per user and report day without a session) in the
-    -- range, with the message ids shown where the rule counts them (banners and feature flags allow one
-    -- impression per session whatever the messages).
-    session_units as (
-        select finding_group, channel, user_key, session_id = '' as without_session,
-               sum(impressions) as impressions,
-               cardinal.array_concat_agg(message_ids) filter (where channel not in ('banner', 'feature_flag'))
-                   as message_ids
-        from session_rows
-        group by finding_group, channel, user_key, session_id, case when session_id = '' then day end
+    -- Each finding group's key with what its sessions are read from: its report groups, and its unkeyed rows
+    -- as one array (read once per group below, rather than the unkeyed rows scanned for every group).
+    finding_sources as materialized (
+        select k.finding_group, k.channel, k.group_ids, u.unkeyed
+        from (
+            select finding_group, min(channel) as channel, array_agg(group_id) as group_ids
+            from session_groups
+            group by finding_group
+            union all
+            select finding_group, channel, '{}'
+            from unkeyed_groups
+            where finding_group < 0
+        ) as k
+        left join (
+            select g.finding_group,
+                   jsonb_agg(jsonb_build_object('user_key', n.user_key, 'session_id', n.session_id, 'day', n.day,
+                                                'impressions', n.impressions, 'message_ids', n.message_ids))
+                       as unkeyed
+            from unkeyed_sessions as n
+            join unkeyed_groups as g
+                on g.app_id = n.app_id
+                       and row(g.campaign_id, g.canvas_id, g.canvas_step_id, g.channel, g.platform, g.sdk_version,
+                               g.app_version)::text
+                           = row(n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
+                                 n.app_version)::text
+            group by g.finding_group
+        ) as u on u.finding_group = k.finding_group
     ),
     -- The columns of each finding group's key.
     finding_groups as (
@@ -349,15 +344,16 @@ as $function$
         group by 1, 2, 3, 4, 5, 6, 7, 8
     ),
 
-    -- Per user first, then per finding group, as repeated_dismissals, each step hashed by the finding group's
-    -- key; the key's columns are joined to the few groups at the end.
+    -- Per finding group, one group at a time: its sessions (its report groups' rows by the primary key, and
+    -- its unkeyed rows), per session, then per user, then for the group. Each step holds one group's sessions
+    -- in memory instead of hashing every session of the range at once (which spilled to disk).
     repeated_impressions as (
         select f.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.channel, f.platform, f.sdk_version,
                f.app_version, r.units, r.user_days_without_session, r.repeated_units, r.users, r.affected_users,
                r.impressions, r.allowed, r.max_in_a_session, r.factor
-        from (
-            select finding_group,
-                   sum(units)::bigint as units,
+        from finding_sources as s
+        cross join lateral (
+            select sum(units)::bigint as units,
                    sum(user_days_without_session)::bigint as user_days_without_session,
                    sum(repeated_units)::bigint as repeated_units,
                    count(*) as users,
@@ -367,7 +363,7 @@ as $function$
                    max(max_in_a_session) as max_in_a_session,
                    min(factor) as factor
             from (
-                select finding_group, user_key,
+                select user_key,
                        count(*) as units,
                        count(*) filter (where without_session) as user_days_without_session,
                        count(*) filter (where repeated) as repeated_units,
@@ -377,21 +373,42 @@ as $function$
                        min(factor) as factor
                 from (
                     select u.*, rule.allowed, rule.factor, u.impressions >= rule.factor * rule.allowed as repeated
-                    from session_units as u
+                    from (
+                        -- Impressions per user and session (per user and report day without a session), with
+                        -- the message ids shown where the rule counts them (banners and feature flags allow one
+                        -- impression per session whatever the messages).
+                        select v.user_key, v.session_id = '' as without_session, sum(v.impressions) as impressions,
+                               cardinal.array_concat_agg(v.message_ids) filter (
+                                   where s.channel not in ('banner', 'feature_flag')) as message_ids
+                        from (
+                            -- A session is its user's rows of one session id, or of one day without a session.
+                            select x.user_key, x.session_id, case when x.session_id = '' then x.day end as unit_day,
+                                   x.impressions, x.message_ids
+                            from cardinal.report_session_state as x
+                            where x.group_id = any(s.group_ids)
+                              and x.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+                            union all
+                            select x.user_key, x.session_id, case when x.session_id = '' then x.day end,
+                                   x.impressions, x.message_ids
+                            from jsonb_to_recordset(s.unkeyed)
+                                as x (user_key text, session_id text, day date, impressions integer,
+                                      message_ids text[])
+                        ) as v
+                        group by v.user_key, v.session_id, v.unit_day
+                    ) as u
                     cross join lateral (
                         -- The distinct messages are counted only where there are two ids or more: no id, or
                         -- one, allows one impression (a sort per session was most of the per-user step).
                         select case when coalesce(cardinality(u.message_ids), 0) <= 1 then 1
                                     else greatest(1, (select count(distinct m) from unnest(u.message_ids) as m))
                                end as allowed,
-                               case when u.channel = 'content_card' then 3 else 2 end as factor
+                               case when s.channel = 'content_card' then 3 else 2 end as factor
                     ) as rule
                 ) as judged
-                group by finding_group, user_key
+                group by user_key
             ) as per_user
-            group by finding_group
         ) as r
-        join finding_groups as f on f.finding_group = r.finding_group
+        join finding_groups as f on f.finding_group = s.finding_group
     ),
 
     -- Users made distinct by hashing, then counted.
