@@ -16,13 +16,14 @@
 --   repeated_dismissals 7.6 s, both mostly sorts for their group by. One campaign (c38): 0.2 s.
 --
 -- * Sessions are judged one finding group at a time: a lateral subquery per finding group reads its report
---   groups' session rows by report_session_state's primary key (`group_id = any(<the group's ids>)`, the
---   rows of the range, only the columns counted) and aggregates them per session, per user and for the
---   group, hashed in memory (about 2,600 rows per group at 10 M events). 0037 sorted every session row of the
---   range by the eight text columns of the finding group first (a 3.7 M-row sort that spilled); a first
---   version of this migration hashed them all at once by a bigint key instead, and its two hash aggregates
---   of 3.7 M rows still spilled (21 batches each at work_mem 64MB): 105 s for all campaigns, against 41 s
---   one group at a time under the same load. The group's key (session_groups) is the smallest group_id of
+--   groups' session rows by report_session_state's primary key (report_session_rows_of: `group_id =
+--   any(<the group's ids>)`, the rows of the range, only the columns counted; sequential scans off in it, so
+--   that no estimate turns the read into one full scan per group) and aggregates them per session, per user
+--   and for the group, hashed in memory (about 2,600 rows per group at 10 M events). 0037 sorted every
+--   session row of the range by the eight text columns of the finding group first (a 3.7 M-row sort that
+--   spilled); a first version of this migration hashed them all at once by a bigint key instead, and its two
+--   hash aggregates of 3.7 M rows still spilled (21 batches each at work_mem 64MB): 105 s for all campaigns,
+--   against 41 s one group at a time under the same load. The group's key (session_groups) is the smallest group_id of
 --   the report groups that differ only in variant and test flag; its columns are joined to the results.
 --
 -- * Rows without a group key (the pending events', or every raw impression for the reference) are made
@@ -53,6 +54,36 @@
 --   for all campaigns.
 --
 -- * Rows, arguments and return types are 0033's: only the body changes.
+
+-- One finding group's session rows of the range, by report_session_state's primary key.
+create function cardinal.report_session_rows_of(group_ids bigint[], from_date date, to_date date)
+    returns table (
+        user_key    text,
+        session_id  text,
+        day         date,
+        impressions integer,
+        message_ids text[]
+    )
+    language sql
+    stable
+    -- By the index whatever the estimates: anomalies_since_0027 calls this once per finding group, and a
+    -- sequential scan (which an unanalyzed table invites) would read every group's rows for each.
+    set enable_seqscan = off
+as $function$
+    select v.user_key, v.session_id, v.day, v.impressions, v.message_ids
+    from cardinal.report_session_state as v
+    where v.group_id = any(report_session_rows_of.group_ids)
+      and v.day between report_session_rows_of.from_date and report_session_rows_of.to_date;
+$function$;
+
+alter function cardinal.report_session_rows_of(bigint[], date, date) owner to cardinal_owner;
+
+grant execute on function cardinal.report_session_rows_of(bigint[], date, date) to cardinal_reader;
+
+comment on function cardinal.report_session_rows_of(bigint[], date, date) is
+    'The report_session_state rows of the report groups group_ids on the report days from_date..to_date '
+    '(the group''s columns left out), read by the primary key whatever the planner estimates (0056).';
+
 
 create or replace function cardinal.anomalies_since_0027(
     app          text,
@@ -384,9 +415,8 @@ as $function$
                             -- A session is its user's rows of one session id, or of one day without a session.
                             select x.user_key, x.session_id, case when x.session_id = '' then x.day end as unit_day,
                                    x.impressions, x.message_ids
-                            from cardinal.report_session_state as x
-                            where x.group_id = any(s.group_ids)
-                              and x.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+                            from cardinal.report_session_rows_of(s.group_ids, anomalies_since_0027.from_date,
+                                                                 anomalies_since_0027.to_date) as x
                             union all
                             select x.user_key, x.session_id, case when x.session_id = '' then x.day end,
                                    x.impressions, x.message_ids
