@@ -210,3 +210,59 @@ extension AnomalyKindsTests {
                                  "control_impressions_missing"]))
     }
 }
+
+extension AnomalyKindsTests {
+    @Test("A session split between folded and pending events, two variants and two days is judged as one session")
+    func repeatedImpressionsOfASplitSession() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        // No SDK version: the finding groups have a NULL column, which pending rows must still match.
+        let message = { (user: String, time: Date, session: String, id: String, variant: String, platform: Platform) in
+            event(.impression, .inAppMessage, at: time, user: user, variant: variant, session: session, message: id,
+                  platform: platform, sdk: nil)
+        }
+        // Tokyo report days: 14:30 UTC of day 10 is 23:30 of report day 10, 15:30 UTC is 00:30 of day 11.
+        try scenario.write([
+            // u1 sees m1 in session s1 late on day 10 under v1 (folded below) ...
+            message("u1", scenario.time(10, "14:30"), "s1", "m1", "v1", .ios),
+            // ... u2 sees m1 and m2 once each in s2: 2 impressions of 2 messages, within 2 × 2.
+            message("u2", scenario.time(10, "10:00"), "s2", "m1", "v1", .ios),
+            message("u2", scenario.time(10, "10:01"), "s2", "m2", "v1", .ios),
+        ])
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        try scenario.write([
+            // ... and m1 again in s1 after midnight under v2, pending: s1 has 2 impressions of 1 message, 2 ≥ 2 × 1.
+            message("u1", scenario.time(10, "15:30"), "s1", "m1", "v2", .ios),
+            // u3 sees m3 twice in s3 on Android, a finding group that only pending events have.
+            message("u3", scenario.time(11, "01:00"), "s3", "m3", "v1", .android),
+            message("u3", scenario.time(11, "01:01"), "s3", "m3", "v1", .android),
+        ])
+        for folded in [false, true] {
+            if folded {
+                _ = try ReportStateStore(connection: scenario.connection).fold()
+            }
+            let found = try findings(scenario, 10, 11, kind: .repeatedImpressions)
+            #expect(found.count == 2, "folded: \(folded)")
+            #expect(Set(found.compactMap(\.platform)) == ["android", "ios"])
+            let android = try #require(found.first { $0.platform == "android" })
+            // u3/s3: 2 impressions, 1 allowed, repeated.
+            #expect(android.sdkVersion == nil)
+            #expect(android.evidence["sessions"] == 1)
+            #expect(android.evidence["repeated_sessions"] == 1)
+            #expect(android.evidence["users"] == 1)
+            #expect(android.evidence["impressions"] == 2)
+            #expect(android.evidence["allowed_impressions"] == 1)
+            let ios = try #require(found.first { $0.platform == "ios" })
+            // u1/s1 (2 impressions, 1 allowed, repeated) and u2/s2 (2 impressions, 2 allowed): 2 sessions, 1
+            // repeated, 2 users of whom 1 affected, 4 impressions, 3 allowed, at most 2 in a session.
+            #expect(ios.evidence["sessions"] == 2, "folded: \(folded)")
+            #expect(ios.evidence["repeated_sessions"] == 1)
+            #expect(ios.evidence["user_days_without_session"] == 0)
+            #expect(ios.evidence["users"] == 2)
+            #expect(ios.evidence["affected_users"] == 1)
+            #expect(ios.evidence["impressions"] == 4)
+            #expect(ios.evidence["allowed_impressions"] == 3)
+            #expect(ios.evidence["max_in_a_session"] == 2)
+        }
+    }
+}
