@@ -291,10 +291,12 @@ begin
         on conflict (app_id, campaign_id, control, variant_key, day, previous_day) do update set
             users = c.users + excluded.users
     $statement$, changes);
+    -- Only a deletion or an update takes a group from a day, but any new day can move a pair to zero (the pair
+    -- it splits).
     if tg_op <> 'INSERT' then
         delete from cardinal.report_arm_user_days where groups = 0;
-        delete from cardinal.report_arm_day_users where users = 0;
     end if;
+    delete from cardinal.report_arm_day_users where users = 0;
     return null;
 end
 $function$;
