@@ -575,3 +575,9 @@ comment on function cardinal.send_arms(text, text, date, date, boolean) is
     'only with include_test. A user sent to two arms counts in both. Without test events the sum of the day '
     'pairs of report_arm_day_users and the pending users they lack (0055); with them the per-user state '
     '(send_arms_from_user_state).';
+
+
+-- Readers call send_arms with their own rights, and psql users read the counts as they read 0025's.
+grant select on cardinal.report_arm_user_days, cardinal.report_arm_day_users, cardinal.report_arm_user_days_of_rows,
+                cardinal.report_arm_day_users_of_rows
+    to cardinal_reader;
