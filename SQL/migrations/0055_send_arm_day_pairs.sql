@@ -47,8 +47,10 @@
 -- * Measured in psql (jit off, work_mem 64MB) on the 10 M-event bench (scripts/bench/seed_reports.sql, 4.1 M state
 --   rows, report days 2026-11-01..30), on a machine shared with other sessions' test runs: before (0053), load
 --   average 7–12, all campaigns (234 rows) 65.3 / 91.7 / 79.4 s, c17 0.90–2.72 s, c38 1.72–2.23 s; after, load
---   average 10.3–10.4, all campaigns 0.29 / 0.30 / 0.37 s, c17 21–25 ms, c38 28–52 ms. md5 of the ordered rows
---   equal before and after for all campaigns, c17, c38, 2026-11-10..16 and, with test events, 2026-11-03..05.
+--   average 10.3–10.4, all campaigns 0.29 / 0.30 / 0.37 s, c17 21–25 ms, c38 28–52 ms; at load average 2.5, all
+--   campaigns 46–61 ms (about 30 ms of it the look for unfolded events), c17 7–8 ms, c38 7–10 ms. md5 of the
+--   ordered rows equal before and after for all campaigns, c17, c38, 2026-11-10..16 and, with test events,
+--   2026-11-03..05.
 --   `cardinal report control --app bench` for November (as of 2026-12-05, JSON, 16 campaigns' splits learned
 --   from sends) then took 3.36–3.51 s at load average 4–6.6, against 38 s before under CI load.
 --   The migration took 3 min 39 s there (load average 10–11): 4,387,428 rows in report_arm_user_days (474 MB with
