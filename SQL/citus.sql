@@ -152,6 +152,13 @@ select create_distributed_table('cardinal.report_campaign_receipts', 'user_key',
 select create_distributed_table('cardinal.report_campaign_receipt_days', 'app_id');
 select create_distributed_table('cardinal.report_campaign_cohort_days', 'app_id', colocate_with := 'cardinal.report_campaign_receipt_days');
 select create_distributed_table('cardinal.report_campaign_cohort_revenue', 'app_id', colocate_with := 'cardinal.report_campaign_receipt_days');
+-- send_arms' day pairs (0055): each user's send days per campaign and arm are per user, like report_user_state, so
+-- distributed by user_key and co-located with it (the triggers and send_arms find them by user key); the pairs are
+-- a few hundred rows per campaign and arm, read per app and campaign, so by app_id. Changed: nothing in the
+-- functions; the statement triggers on report_user_state run on the coordinator with their transition tables, as
+-- 0025's does. Not yet run on Citus.
+select create_distributed_table('cardinal.report_arm_user_days', 'user_key', colocate_with := 'cardinal.events');
+select create_distributed_table('cardinal.report_arm_day_users', 'app_id');
 -- The identity links (0032): one row per device that logged in, joined by device to every unfolded event, so a
 -- reference table. NOT YET WORKING under Citus: the fold learns logins from the events past the watermark
 -- (unfolded_identified_events), which stays empty here (stored_xid is NULL), and the queue carries no device_id.

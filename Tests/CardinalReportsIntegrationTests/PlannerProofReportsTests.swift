@@ -60,6 +60,8 @@ import TestSupport
         let conversions = try timed("campaign_conversions") {
             try CampaignConversionsQuery(connection: connection).run(scope)
         }
+        // Every event is pending: send_arms counts them all through its pending part (0055).
+        let sends = try timed("send_arms") { try SendArmsQuery(connection: connection).run(scope) }
         print("planner-proof:", times.map { "\($0.report) \($0.time)" }.joined(separator: ", "))
         for (report, time) in times {
             #expect(time < Self.allowed, "\(report) took \(time)")
@@ -71,6 +73,9 @@ import TestSupport
         #expect(armConversions.allSatisfy { $0.conversionEvent == "upgrade" && $0.ordinal == 2 })
         #expect(armConversions.contains { $0.converters > 0 })
         #expect(Set(conversions.map(\.campaignID)) == Set(FreshWorkload.campaigns.map(\.id)))
+        // Each campaign sent to control, v1 and v2 (a send before every exposure).
+        #expect(sends.count == 3 * FreshWorkload.campaigns.count)
+        #expect(sends.allSatisfy { $0.users > 0 })
 
         // Influenced opens, counted from the raw events: the users of a variant with a push send and an app
         // open within the 12 hours after it (none of them tapped the push).

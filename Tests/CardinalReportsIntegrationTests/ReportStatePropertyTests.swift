@@ -156,6 +156,20 @@ import TestSupport
             )
         }
 
+        /// send_arms from the day pairs (0055) against the same read from the per-user state (0053's body, exact
+        /// by SendArmsTests), pending events included.
+        func sendArms(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            let arguments = "$1, $2, $3, $4, false"
+            return try differences(
+                state: "cardinal.send_arms(\(arguments))",
+                reference: "cardinal.send_arms_from_user_state(\(arguments))",
+                [app, generator.pick([nil, nil] + RandomWorkload.campaigns), baseDay.adding(days: first),
+                 baseDay.adding(days: last)]
+            )
+        }
+
         func campaignConversions(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
             let last = Int.random(in: first..<61, using: &generator)
@@ -281,14 +295,20 @@ import TestSupport
                 union all
                 select format('%s', d) from cardinal.report_control_goal_days as d
                 where d.app_id = $1
+                union all
+                select format('%s', d) from cardinal.report_arm_user_days as d
+                where d.app_id = $1
+                union all
+                select format('%s', d) from cardinal.report_arm_day_users as d
+                where d.app_id = $1
                 order by 1
                 """,
                 [appID]
             ).map { try $0.decode(String.self, at: 0) }
         }
 
-        /// How many rows of the app's control counts (0046) and further goal counts (0049) differ from the
-        /// aggregate of its control rows.
+        /// How many rows of the app's control counts (0046), further goal counts (0049) and send arm days and
+        /// pairs (0055) differ from what its control rows and per-user state make.
         func controlCountsDifferingFromRows(app name: String) throws -> Int64 {
             try connection.query(
                 """
@@ -300,11 +320,23 @@ import TestSupport
                 kept_goals as (select * from cardinal.report_control_goal_days where app_id in (select app_id from app)),
                 counted_goals as (
                     select * from cardinal.report_control_goal_days_of_rows where app_id in (select app_id from app)
+                ),
+                kept_arm_days as (select * from cardinal.report_arm_user_days where app_id in (select app_id from app)),
+                counted_arm_days as (
+                    select * from cardinal.report_arm_user_days_of_rows where app_id in (select app_id from app)
+                ),
+                kept_arm_pairs as (select * from cardinal.report_arm_day_users where app_id in (select app_id from app)),
+                counted_arm_pairs as (
+                    select * from cardinal.report_arm_day_users_of_rows where app_id in (select app_id from app)
                 )
                 select (select count(*) from (table kept except table counted) as extra)
                        + (select count(*) from (table counted except table kept) as missing)
                        + (select count(*) from (table kept_goals except table counted_goals) as extra_goals)
                        + (select count(*) from (table counted_goals except table kept_goals) as missing_goals)
+                       + (select count(*) from (table kept_arm_days except table counted_arm_days) as extra_arm_days)
+                       + (select count(*) from (table counted_arm_days except table kept_arm_days) as missing_arm_days)
+                       + (select count(*) from (table kept_arm_pairs except table counted_arm_pairs) as extra_arm_pairs)
+                       + (select count(*) from (table counted_arm_pairs except table kept_arm_pairs) as missing_arm_pairs)
                 """,
                 [name]
             ).first!.decode(Int64.self, at: 0)
@@ -332,6 +364,7 @@ import TestSupport
         var kinds: Set<String> = []
         var conversionRows: Int64 = 0
         var canvasRows: Int64 = 0
+        var sendArmRows: Int64 = 0
         for seed in 1...workloads {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -373,6 +406,12 @@ import TestSupport
                 #expect(armDifferences == 0, "control_arm_conversions of the canvas differs on workload \(seed)")
                 canvasRows += armRows
             }
+            var sendArmsGenerator = SeededGenerator(seed: seed &+ 900_000)
+            for _ in 0..<2 {
+                let (differences, rows) = try bench.sendArms(app: app, generator: &sendArmsGenerator)
+                #expect(differences == 0, "send_arms differs on workload \(seed)")
+                sendArmRows += rows
+            }
             kinds.formUnion(try bench.kinds(app: app))
             // As cardinald would by now: the next workload's reports then read only its own queued events.
             _ = try bench.state.fold()
@@ -382,6 +421,7 @@ import TestSupport
         #expect(compared > Int64(workloads) * 5)
         #expect(conversionRows > Int64(workloads))
         #expect(canvasRows > Int64(workloads))
+        #expect(sendArmRows > Int64(workloads))
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """
