@@ -25,8 +25,9 @@ trap 'run_psql -c "drop database if exists $database with (force)"' EXIT
     printf '%s\n' "\\connect $database"
     # Never seed or explain anywhere but the scratch database.
     printf '%s\n' "do \$\$ begin if current_database() <> '$database' then raise exception 'not in $database'; end if; end \$\$;"
+    # Each migration in its own transaction, as `cardinal migrate` applies them (some lock tables).
     for file in "$migrations"/*.sql; do
-        printf '%s\n' "\\i $file"
+        printf '%s\n' "begin;" "\\i $file" "commit;"
     done
     printf '%s\n' "\\i $here/seed.sql" \
         "begin isolation level repeatable read;" \
