@@ -118,9 +118,11 @@ as $function$
         -- window end of the day's first local instant, the earliest of the day's, is after as_of.
         cross join lateral (
             select coalesce(min(d.day)::date, control_arms_from_exposures.to_date + 1) as day
-            from generate_series(split.day::timestamp, control_arms_from_exposures.to_date::timestamp, interval '1 day') as d (day)
+            from generate_series(split.day::timestamp, control_arms_from_exposures.to_date::timestamp,
+                                 interval '1 day') as d (day)
             where (d.day + date_trunc('day', clock.window_length)) at time zone zone.name
-                  + (clock.window_length - date_trunc('day', clock.window_length)) > control_arms_from_exposures.as_of
+                  + (clock.window_length - date_trunc('day', clock.window_length))
+                  > control_arms_from_exposures.as_of
         ) as unmatured
     ),
     -- The counts of the count days: all their users matured before the split, none from the unmatured day on.
@@ -337,9 +339,11 @@ as $function$
         -- window end of the day's first local instant, the earliest of the day's, is after as_of.
         cross join lateral (
             select coalesce(min(d.day)::date, control_arm_conversions_from_exposures.to_date + 1) as day
-            from generate_series(split.day::timestamp, control_arm_conversions_from_exposures.to_date::timestamp, interval '1 day') as d (day)
+            from generate_series(split.day::timestamp, control_arm_conversions_from_exposures.to_date::timestamp,
+                                 interval '1 day') as d (day)
             where (d.day + date_trunc('day', clock.window_length)) at time zone zone.name
-                  + (clock.window_length - date_trunc('day', clock.window_length)) > control_arm_conversions_from_exposures.as_of
+                  + (clock.window_length - date_trunc('day', clock.window_length))
+                  > control_arm_conversions_from_exposures.as_of
         ) as unmatured
         where (control_arm_conversions_from_exposures.campaign is null
                or s.campaign_id = control_arm_conversions_from_exposures.campaign)
