@@ -231,6 +231,31 @@ import Testing
         #expect(finding.severity == .critical)
     }
 
+    @Test("A user who saw two variants in two builds is in several arms in each build's users_in_several_arms")
+    func usersInSeveralArmsAcrossBuilds() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.write([
+            // u1 saw v1 on Android 4.2 and v2 on iOS: rows in two finding groups, several arms campaign-wide.
+            event(.impression, at: scenario.time(10, "01:00"), user: "u1", variant: "v1", platform: .android,
+                  sdk: "4.2"),
+            event(.impression, at: scenario.time(10, "02:00"), user: "u1", variant: "v2"),
+            event(.impression, at: scenario.time(10, "01:00"), user: "u2", variant: "v1"),
+            event(.impression, at: scenario.time(10, "01:00"), user: "u3", variant: "v2", platform: .android,
+                  sdk: "4.2"),
+            event(.impression, at: scenario.time(10, "03:00"), user: "u3", variant: "v2", platform: .android,
+                  sdk: "4.2"),
+        ])
+        let found = try findings(scenario, 10, 10).filter { $0.kind == .usersInSeveralArms }
+        #expect(Set(found.compactMap(\.platform)) == ["android", "ios"])
+        // Each build's exposed users: Android u1 and u3, iOS u1 and u2; u1 of the 2 in each.
+        for finding in found {
+            #expect(finding.evidence["users"] == 1)
+            #expect(finding.evidence["exposed_users"] == 2)
+            #expect(finding.evidence["share"] == 0.5)
+        }
+    }
+
     @Test("10 control users against 40 in v1 on a 1:1 split is a sample_ratio_mismatch")
     func sampleRatioMismatch() throws {
         let scenario = try ReportScenario()
