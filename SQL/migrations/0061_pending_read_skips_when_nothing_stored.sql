@@ -80,6 +80,9 @@ $function$;
 
 alter function cardinal.record_event_storing_xid() owner to cardinal_owner;
 
+-- It runs as cardinal_owner: only its trigger may call it.
+revoke execute on function cardinal.record_event_storing_xid() from public;
+
 comment on function cardinal.record_event_storing_xid() is
     'Statement trigger of cardinal.events: records the storing transaction in event_storing_xids, the same id '
     'events.stored_xid defaults to (0061).';
@@ -108,6 +111,9 @@ end
 $function$;
 
 alter function cardinal.prune_event_storing_xids() owner to cardinal_owner;
+
+-- It runs as cardinal_owner: only its trigger may call it.
+revoke execute on function cardinal.prune_event_storing_xids() from public;
 
 comment on function cardinal.prune_event_storing_xids() is
     'Row trigger of report_fold_watermark: deletes the rows of event_storing_xids below the new folded_below, '
