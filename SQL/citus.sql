@@ -73,6 +73,10 @@ select create_reference_table('cardinal.campaign_settings');
 
 -- 5. Events: the partitioned table and all its partitions are distributed together. 32 shards leave room
 --    to add workers and rebalance without resharding.
+--    The storing transactions that 0061's trigger records are numbered per worker too, and no event has a
+--    stored_xid here: the pending read finds nothing by stored_xid whatever the record says, so the trigger goes
+--    and event_storing_xids stays empty. Not yet run on Citus.
+drop trigger events_record_storing_xid on cardinal.events;
 select create_distributed_table('cardinal.events', 'user_key', shard_count := 32);
 
 -- 6. Rejected events stay on the coordinator: few rows, read by app and time by humans, and distributing

@@ -40,8 +40,13 @@ import TestSupport
         /// The campaign's unique impressions today, from state, and how many of its rows differ from the
         /// reference over raw events.
         func uniqueImpressions() throws -> (unique: Int64, differences: Int64) {
+            try uniqueImpressions(on: connection)
+        }
+
+        /// ``uniqueImpressions()`` on `session`, such as a new one that has planned nothing yet.
+        func uniqueImpressions(on session: PostgresConnection) throws -> (unique: Int64, differences: Int64) {
             let arguments = "'watermark', $1, $1, false, 'spring'"
-            let row = try connection.query(
+            let row = try session.query(
                 """
                 select (select sum(unique_impressions) from cardinal.unique_impressions(\(arguments)))::bigint,
                        (select count(*) from (
@@ -56,6 +61,34 @@ import TestSupport
                 [day]
             ).first
             return (try row?.decode(Int64?.self, at: 0) ?? 0, try row?.decode(Int64.self, at: 1) ?? -1)
+        }
+
+        /// The events a pending read returns on `session`, and how often it scanned the stored_xid index of a
+        /// partition (bitmap scans of its BRIN index in the read's transaction; every partition is scanned alike).
+        func pendingReadScans(on session: PostgresConnection) throws -> (pending: Int64, scans: Int64) {
+            try session.transaction { connection in
+                let pending = try connection.query("select count(*) from cardinal.report_unfolded_events()")
+                    .first?.decode(Int64.self, at: 0) ?? -1
+                let scans = try connection.query(
+                    """
+                    select coalesce(max(pg_catalog.pg_stat_get_xact_numscans(h.inhrelid)), 0)
+                    from pg_catalog.pg_inherits as h
+                    where h.inhparent = 'cardinal.events_stored_xid'::regclass
+                    """
+                ).first?.decode(Int64.self, at: 0) ?? -1
+                return (pending, scans)
+            }
+        }
+
+        /// Recorded storing transactions that the watermark has passed: its advance prunes them (0061).
+        func storingTransactionsBelowWatermark() throws -> Int64 {
+            try connection.query(
+                """
+                select count(*)
+                from cardinal.event_storing_xids as s, cardinal.report_fold_watermark as w
+                where s.xid < w.folded_below
+                """
+            ).first?.decode(Int64.self, at: 0) ?? -1
         }
 
         func foldedTransactions() throws -> Int64 {
@@ -153,6 +186,56 @@ import TestSupport
 
         try idle.execute("commit")
         #expect(try fixture.uniqueImpressions() == (unique: stored, differences: 0))
+    }
+
+    @Test("An event stored after a fold is counted by a report in a new session")
+    func eventStoredAfterFoldCountsInNewSession() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        let writer = try fixture.database.connect()
+        try fixture.storeImpressions(of: ["d1", "d2"], on: writer)
+        #expect(try fixture.state.fold() == 2)
+        try fixture.storeImpressions(of: ["d3"], on: writer)
+
+        // d1 and d2 folded, d3 pending: a session that has read nothing yet counts the three.
+        let report = try fixture.database.connect()
+        #expect(try fixture.uniqueImpressions(on: report) == (unique: 3, differences: 0))
+    }
+
+    @Test("A writer running at a fold that stores its events only after it is counted by a new session")
+    func writerRunningAtFoldStoresLater() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        let writer = try fixture.database.connect()
+        try fixture.storeImpressions(of: ["e1"], on: writer)
+        let late = try fixture.database.connect()
+        // The late writer has a transaction id (it is among the fold's running transactions) but no event yet.
+        try late.execute("begin")
+        try late.execute("select pg_catalog.pg_current_xact_id()")
+        #expect(try fixture.state.fold() == 1)
+        try fixture.storeImpressions(of: ["e2", "e3"], on: late)
+        try late.execute("commit")
+
+        // e1 folded; e2 and e3 stored by a transaction below the watermark's next_xid: 1 + 2 users.
+        let report = try fixture.database.connect()
+        #expect(try fixture.uniqueImpressions(on: report) == (unique: 3, differences: 0))
+        #expect(try fixture.state.fold() == 2)
+        #expect(try fixture.uniqueImpressions(on: try fixture.database.connect()) == (unique: 3, differences: 0))
+    }
+
+    @Test("A pending read scans no events partition when nothing was stored since the fold")
+    func pendingReadSkipsPartitionsWhenNothingStored() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        let writer = try fixture.database.connect()
+        try fixture.storeImpressions(of: ["f1"], on: writer)
+        #expect(try fixture.state.fold() == 1)
+        #expect(try fixture.storingTransactionsBelowWatermark() == 0)
+        #expect(try fixture.pendingReadScans(on: try fixture.database.connect()) == (pending: 0, scans: 0))
+
+        // One event stored: the read scans the table's tail again (the BRIN index of the day's partition).
+        try fixture.storeImpressions(of: ["f2"], on: writer)
+        #expect(try fixture.pendingReadScans(on: try fixture.database.connect()) == (pending: 1, scans: 1))
     }
 
     @Test("Rebuilding an app while some of its events wait for the fold counts each of them once")
