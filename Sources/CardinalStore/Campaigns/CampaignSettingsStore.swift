@@ -38,7 +38,7 @@ public struct CampaignSettingsStore {
         return try connection.transaction { connection in
             // Each setting comes as a value and a flag saying whether it changes; a new row takes the column
             // default of every setting that is not given (coalesce with the default for the window).
-            let rows = try connection.query(
+            try connection.execute(
                 """
                 insert into cardinal.campaign_settings
                     (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone,
@@ -55,9 +55,6 @@ public struct CampaignSettingsStore {
                                             else campaign_settings.report_time_zone end,
                     influenced_open_window = case when $12 then excluded.influenced_open_window
                                                   else campaign_settings.influenced_open_window end
-                returning campaign_id, conversion_event, extract(epoch from conversion_window)::bigint, expected_split,
-                          report_time_zone, updated_at,
-                          extract(epoch from coalesce(influenced_open_window, interval '12 hours'))::bigint
                 """,
                 [
                     appID, campaignID,
@@ -68,7 +65,6 @@ public struct CampaignSettingsStore {
                     update.influencedOpenWindow.newValue, update.influencedOpenWindow.changes,
                 ]
             )
-            var settings = try Self.settings(app: app, from: rows[0], at: 0)
             // Resetting the primary conversion event resets the others: they would be a list without its first.
             if update.furtherConversionEvents.changes || update.conversionEvent == .reset {
                 try connection.execute(
@@ -87,27 +83,28 @@ public struct CampaignSettingsStore {
                     )]
                 )
             }
-            settings.furtherConversionEvents = try furtherConversionEvents(appID: appID, campaignID: campaignID)
-            return settings
+            guard let stored = try Self.read(on: connection, app: app, campaignID: campaignID).first else {
+                throw ReportDecodingError(
+                    what: "campaign settings", value: campaignID, expected: "the row this transaction stored"
+                )
+            }
+            return stored
         }
     }
 
-    private func furtherConversionEvents(appID: Int64, campaignID: String) throws -> [String] {
-        try connection.query(
-            """
-            select conversion_event from cardinal.campaign_conversion_events
-            where app_id = $1 and campaign_id = $2
-            order by ordinal
-            """,
-            [appID, campaignID]
-        ).map { try $0.decode(String.self, at: 0) }
+    /// The settings of every campaign, or of `app`'s campaigns, by app and campaign.
+    public func list(app: String? = nil) throws -> [CampaignSettings] {
+        try Self.read(on: connection, app: app, campaignID: nil)
     }
 
-    /// The settings of every campaign, or of `app`'s campaigns, by app and campaign.
+    /// The settings of `app`'s campaigns (every app's when nil), of `campaignID` alone when given, by app and
+    /// campaign.
     ///
     /// One query, the further conversion events of each campaign as a JSON array beside its settings: a query per
     /// campaign made a report of one campaign of a 50-campaign app wait on 51 round trips (0061's profile).
-    public func list(app: String? = nil) throws -> [CampaignSettings] {
+    private static func read(
+        on connection: PostgresConnection, app: String?, campaignID: String?
+    ) throws -> [CampaignSettings] {
         try connection.query(
             """
             select a.name, s.campaign_id, s.conversion_event, extract(epoch from s.conversion_window)::bigint,
@@ -118,10 +115,11 @@ public struct CampaignSettingsStore {
                              where c.app_id = s.app_id and c.campaign_id = s.campaign_id), '[]')::text
             from cardinal.campaign_settings as s
             join cardinal.apps as a on a.app_id = s.app_id
-            where $1::text is null or a.name = $1
+            where ($1::text is null or a.name = $1)
+              and ($2::text is null or s.campaign_id = $2)
             order by a.name, s.campaign_id
             """,
-            [app]
+            [app, campaignID]
         ).map { row in
             var settings = try Self.settings(app: try row.decode(String.self, at: 0), from: row, at: 1)
             settings.furtherConversionEvents = try Self.conversionEvents(jsonText: try row.decode(String.self, at: 8))
