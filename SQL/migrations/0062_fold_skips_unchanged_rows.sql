@@ -1,4 +1,5 @@
--- 0062_fold_skips_unchanged_rows.sql — the fold writes a state row only when its events change it (issue 8).
+-- 0062_fold_skips_unchanged_rows.sql — the fold writes a state row only when its events change it, and reads the
+-- folded rows it merges by key (issue 8).
 --
 -- Design notes (why, not what):
 --
@@ -28,6 +29,16 @@
 --   watermark). Each call read the pending events with a user id again and probed identity_links twice per
 --   event: 0.44–0.66 s each for the 16,000 events above, which changed no link. The step now computes them
 --   once, into a temporary table it drops when done (a failed fold rolls its creation back).
+--
+-- * The folded exposures and receipts the pending events merge with were every row of every pending user (0040,
+--   0043: 47,762 and 38,696 rows for the fold above, 0.5–0.6 s each); they are now the rows of the keys the
+--   pending events touch, plus every row of a user only when the user has a pending conversion (see below).
+--
+-- * Measured with the bench's fold (`BENCH_SCENARIOS=reports make bench` prints it) in psql on the 10 M bench
+--   state, the migration applied inside the rolled-back transaction, backend CPU from /proc, alternated with
+--   the installed fold, a test suite and stress-ng loading the 2 cores: 7.5–8.0 s of CPU before; 5.7–6.2 s with
+--   the upserts and the identity links changed; 5.3 s (three runs, against 5.5–6.1 alternately) with the folded
+--   rows read by key too.
 --
 -- * The three small step functions are restated; fold_report_user_state's long body is rewritten in place (as
 --   0042 did), and the migration stops if it does not read the way it expects.
@@ -158,3 +169,49 @@ begin
     execute replace(definition, merge_end, ltrim(condition, E'\n'));
 end
 $user_state$;
+
+
+-- The folded rows the pending exposures and receipts merge with: by the primary key for the keys the pending
+-- exposures and receipts touch, and every row of a user only for the users with a pending conversion (a
+-- conversion can touch any campaign of its user). 0040's and 0043's views read every row of every pending user,
+-- 38–48 thousand rows for the 16,000 events above, where 8–9 thousand are merged. The rows of one key are found
+-- by a lateral probe of the primary key, kept a subquery (OFFSET 0) so that the planner cannot pull it up into a
+-- hash join over every row: a nested loop whatever the settings and estimates. The views are
+-- rewritten in place (as 0051 did), and the migration stops if one does not read the way it expects.
+do $folded_rows$
+declare
+    view_name text;
+    key_columns text;
+    definition text;
+    -- pg_get_viewdef's text of 0040's and 0043's condition on the folded rows.
+    every_row_of_pending_users constant text := $old$
+          WHERE ((r.app_id = ANY (ARRAY( SELECT DISTINCT p.app_id
+                   FROM pending p))) AND (r.user_key = ANY (ARRAY( SELECT DISTINCT p.user_key
+                   FROM pending p))))$old$;
+begin
+    for view_name, key_columns in
+        values ('report_pending_control_exposures', 'app_id, campaign_id, user_key'),
+               ('report_pending_campaign_receipts', 'app_id, campaign_id, variant_key, user_key')
+    loop
+        definition := pg_catalog.pg_get_viewdef(format('cardinal.%I', view_name)::regclass);
+        if (length(definition) - length(replace(definition, every_row_of_pending_users, '')))
+           / length(every_row_of_pending_users) <> 1 then
+            raise exception '0062: % does not read its folded rows the way this migration expects', view_name;
+        end if;
+        execute format('create or replace view cardinal.%I as ', view_name) || replace(
+            definition,
+            every_row_of_pending_users,
+            format($new$
+          WHERE r.app_id = ANY (ARRAY( SELECT DISTINCT p.app_id FROM pending p WHERE p.type = 'conversion'))
+            AND r.user_key = ANY (ARRAY( SELECT DISTINCT p.user_key FROM pending p WHERE p.type = 'conversion'))
+        UNION
+         SELECT r.*
+           FROM ( SELECT DISTINCT %1$s FROM pending p WHERE p.type <> 'conversion') k
+           CROSS JOIN LATERAL ( SELECT r.* FROM %2$s r WHERE (%3$s) = (%4$s) OFFSET 0) r$new$,
+                   key_columns,
+                   'cardinal.' || replace(view_name, 'pending_', ''),
+                   regexp_replace(key_columns, '(\w+)', 'r.\1', 'g'),
+                   regexp_replace(key_columns, '(\w+)', 'k.\1', 'g')));
+    end loop;
+end
+$folded_rows$;
