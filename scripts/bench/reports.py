@@ -13,12 +13,17 @@ binary, which calls cardinal.unique_impressions, cardinal.anomalies (and cardina
 sample ratio check) and cardinal.control_arms — and the naive SQL of scripts/bench/naive/ through psql, both
 as wall time of the whole command. Checks that both give the same numbers (the key columns of each report
 row or finding against the naive rows), and prints a table with the medians, min, max and the speed-up.
+Last, times a fold on this state: BENCH_FOLD_EVENTS new events of the app's existing users (copies of a sample
+of the last five report days' events, a second later, with new ids) folded in one transaction that is rolled
+back, so the database stays as it was. The ingest scenario folds into a young database; this is what a fold
+costs once the state holds millions of users.
 The figures go as JSON to bench-results/reports-<timestamp>.json (the path is printed at the end).
 
 Knobs (environment): BENCH_REPORT_EVENTS (10000000), BENCH_RUNS (3, runs per figure), BENCH_RESEED (1 seeds
 again even when the database holds the requested events), BENCH_REPORT_SLOW (15: a command slower than this
 many seconds on its first run is not repeated, so that a slow naive query cannot blow the time budget; the
-table says how many runs each figure has), BENCH_REPORT_DATABASE (cardinal_bench_reports).
+table says how many runs each figure has), BENCH_REPORT_DATABASE (cardinal_bench_reports), BENCH_FOLD_EVENTS (16000, about a second of the ingest
+scenario's full load).
 
 Run it with `make bench` (after the ingest scenario; BENCH_SCENARIOS=reports runs it alone) or directly:
 python3 scripts/bench/reports.py.
@@ -41,6 +46,7 @@ RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 RESEED = os.environ.get("BENCH_RESEED", "0") == "1"
 SLOW_SECONDS = float(os.environ.get("BENCH_REPORT_SLOW", "15"))
 DATABASE = os.environ.get("BENCH_REPORT_DATABASE", "cardinal_bench_reports")
+FOLD_EVENTS = int(os.environ.get("BENCH_FOLD_EVENTS", "16000"))
 APP = "bench"
 NAIVE_DIR = os.path.join(REPO, "scripts", "bench", "naive")
 
@@ -119,6 +125,35 @@ def build_state(bin_dir, url):
               "cardinal.report_rows, cardinal.report_row_user_days, cardinal.report_row_day_users")
     log(f"report state built in {seconds:.0f} s")
     return seconds
+
+
+def fold_seconds(url, to_date):
+    """Wall seconds of one fold of FOLD_EVENTS new events of existing users, in a transaction rolled back."""
+    columns = ("type, channel, time, user_id, device_id, session_id, campaign_id, canvas_id, canvas_step_id, "
+               "variant_id, control, message_id, placement_id, button_id, url, platform, sdk_version, app_version, "
+               "os_version, test, conversion_name, value, currency, properties")
+    script = f"""
+        \\set ON_ERROR_STOP 1
+        set jit = off;
+        begin isolation level repeatable read;
+        -- A page sample (2 %) of the last five report days; a second later, so each is a new event of its user.
+        insert into cardinal.events (app_id, id, {columns})
+        select app_id, gen_random_uuid(), {columns.replace("time,", "time + interval '1 second',", 1)}
+        from cardinal.events tablesample system (2) repeatable (7)
+        where app_id = (select app_id from cardinal.apps where name = '{APP}')
+          and time >= date '{to_date}' - 4
+        limit {FOLD_EVENTS};
+        select extract(epoch from clock_timestamp()) as started \\gset
+        select cardinal.fold_report_state();
+        select extract(epoch from clock_timestamp()) - :started;
+        rollback;
+    """
+    result = subprocess.run(["psql", "-X", "-q", "-tA", url], input=script, cwd=REPO, text=True,
+                            capture_output=True)
+    lines = result.stdout.split()
+    if result.returncode != 0 or len(lines) != 2 or int(lines[0]) != FOLD_EVENTS:
+        sys.exit(f"bench: the fold on the state failed:\n{result.stdout}{result.stderr}")
+    return float(lines[1])
 
 
 def timed(command):
@@ -236,9 +271,12 @@ def main():
                 f"{result['naive_s']['median']:.2f} s, {result['check']}")
             for difference in differences[:5]:
                 log(f"  {difference}")
+    fold_runs = [fold_seconds(url, seeding["to_date"]) for _ in range(RUNS)]
+    log(f"fold of {FOLD_EVENTS:,} new events on this state: {statistics.median(fold_runs):.2f} s")
     state = {"rebuild_seconds": rebuild_seconds,
              "rebuild_events_per_s": EVENTS / rebuild_seconds if rebuild_seconds else None,
-             "events_bytes": events_bytes, "state_bytes": state_bytes}
+             "events_bytes": events_bytes, "state_bytes": state_bytes,
+             "fold_events": FOLD_EVENTS, "fold_s": summary(fold_runs), "fold_runs": fold_runs}
     report_table(seeding, campaign, campaign_events, results, state)
 
 
@@ -259,6 +297,10 @@ def report_table(seeding, campaign, campaign_events, results, state):
                if state["rebuild_seconds"] else "not run (state reused)")
     print(f"\nreport state: {state['state_bytes'] / 2**20:,.0f} MiB on disk against {state['events_bytes'] / 2**20:,.0f} MiB "
           f"of events ({state['state_bytes'] / state['events_bytes']:.2f}×); cardinal state rebuild: {rebuild}")
+    fold = state["fold_s"]
+    print(f"fold of {state['fold_events']:,} new events of existing users on this state (rolled back): "
+          f"{fold['median']:.2f} s, {fold['min']:.2f}–{fold['max']:.2f} ×{len(state['fold_runs'])}, "
+          f"{state['fold_events'] / fold['median']:,.0f} events/s")
     print("goals: each report under 100 ms for one campaign and 1 s for all campaigns (10 M events), "
           "and at least 10× faster than the naive SQL")
     os.makedirs(os.path.join(REPO, "bench-results"), exist_ok=True)
