@@ -65,8 +65,9 @@ public struct IngestConfiguration: Sendable {
     public var retentionDays: Int?
     /// How often stored events are folded into the report state; `nil` leaves folding to another daemon or to
     /// `cardinal state fold`. Every 5 s, not every second: reports are exact either way (they add the events
-    /// not folded yet), and fewer, larger folds cost the ingest less for the same folding lag under full load
-    /// (ingest bench, six runs of each: ratio to `COPY` 0.93–1.01 against 0.75–0.78, lag at most 6–7 s both).
+    /// not folded yet), and fewer, larger folds cost the ingest less (ingest bench, two sets of three runs at
+    /// each interval: median ratio to `COPY` 0.93 and 1.01 against 0.75 and 0.78, with a median maximum folding
+    /// lag at full load of 6.3–6.6 s against 3.5–6.1 s).
     public var foldInterval: Duration? = .seconds(5)
     /// Folder of the disk spool that takes batches while the database is unavailable (created when missing,
     /// locked against a second daemon).
