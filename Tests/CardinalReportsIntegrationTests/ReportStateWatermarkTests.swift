@@ -254,4 +254,31 @@ import TestSupport
         #expect(try fixture.state.fold() == 3)
         #expect(try fixture.uniqueImpressions() == (unique: 3, differences: 0))
     }
+
+    @Test("Rebuilding an app folds the events an insert without triggers stored (the replica role, a restore)")
+    func requeueTakesEventsOfUnrecordedTransactions() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        let writer = try fixture.database.connect()
+        try fixture.storeImpressions(of: ["r1"], on: writer)
+        #expect(try fixture.state.fold() == 1)
+
+        // No trigger records these transactions: one the next fold's watermark passes unseen (an older open
+        // transaction keeps it above folded_below), one after that fold.
+        let holder = try fixture.database.connect()
+        try holder.execute("begin")
+        try holder.execute("select pg_current_xact_id()")
+        let replica = try fixture.database.connect()
+        try replica.execute("set session_replication_role = replica")
+        try fixture.storeImpressions(of: ["r2"], on: replica)
+        #expect(try fixture.state.fold() == 0)
+        try holder.execute("rollback")
+        try fixture.storeImpressions(of: ["r3"], on: replica)
+        #expect(try fixture.uniqueImpressions() == (unique: 1, differences: 2))
+
+        #expect(try fixture.state.requeue(appID: fixture.appID) == 3)
+        #expect(try fixture.state.fold() == 3)
+        #expect(try fixture.uniqueImpressions() == (unique: 3, differences: 0))
+        #expect(try fixture.state.fold() == 0)
+    }
 }

@@ -34,9 +34,8 @@ set timezone = 'UTC';
 set work_mem = '256MB';
 set maintenance_work_mem = '1GB';
 set synchronous_commit = off;
--- The replica role skips the trigger that queues each event for the report state: reports.py builds the
--- state afterwards with `cardinal state rebuild`, which is the figure it measures.
-set session_replication_role = replica;
+-- No report state is folded here: reports.py builds it afterwards with `cardinal state rebuild`, which is the
+-- figure it measures.
 -- The statements below are big but run once: compiling them costs seconds and saves nothing.
 set jit = off;
 select setseed(0.2024);
