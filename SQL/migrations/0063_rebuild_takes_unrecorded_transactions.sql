@@ -103,5 +103,5 @@ comment on function cardinal.requeue_report_state(bigint, text) is
     'Drops the report state of one app (campaign NULL: every campaign, canvas step and conversion) or of '
     'one campaign, queues its stored events again (but those the pending read takes past the watermark, '
     'which the next fold folds anyway, their transactions recorded in event_storing_xids even when no '
-    'trigger did) and returns how many events the next fold_report_state() will fold for it. Reports are '
-    'exact meanwhile (they count the unfolded events). For members of cardinal_owner.';
+    'trigger did) and returns how many events the next fold_report_state() calls will fold for it. Reports '
+    'are exact meanwhile (they count the unfolded events). For members of cardinal_owner.';

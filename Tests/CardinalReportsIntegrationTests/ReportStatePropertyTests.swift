@@ -594,4 +594,34 @@ import TestSupport
             #expect(!folded.isEmpty)
         }
     }
+
+    @Test("A requeued app folded a few users at a time reproduces the folded state, exact between the parts")
+    func refoldInPartsReproducesFoldedState() throws {
+        let bench = try Bench()
+        defer { bench.database.drop() }
+        try bench.createNormalisers()
+        // A budget of 10 queued events: the workloads' 40 to 150 events are folded in three parts or more (0064).
+        try bench.connection.execute("set cardinal.fold_queue_budget = 10")
+        for seed in 2_101...2_108 as ClosedRange<UInt64> {
+            var generator = SeededGenerator(seed: seed)
+            let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "p\(seed)-")
+            let app = "parts\(seed)"
+            let appID = try bench.load(workload, app: app, generator: &generator)
+            _ = try bench.state.fold()
+            let folded = try bench.state(of: appID)
+            let queued = try bench.state.requeue(appID: appID)
+            #expect(queued >= 40, "workload \(seed)")
+
+            var folds: [Int64] = []
+            while try bench.state.queuedEvents() > 0, folds.count <= queued {
+                folds.append(try bench.state.fold() ?? -1)
+                #expect(try bench.uniqueImpressions(app: app, generator: &generator).0 == 0, "workload \(seed)")
+                #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
+            }
+            #expect(folds.count >= 3, "workload \(seed): \(folds)")
+            #expect(folds.allSatisfy { $0 > 0 }, "workload \(seed): \(folds)")
+            #expect(folds.reduce(0, +) == queued, "workload \(seed)")
+            #expect(try bench.state(of: appID) == folded, "workload \(seed)")
+        }
+    }
 }

@@ -10,7 +10,9 @@ public struct ReportStateStore {
         self.connection = connection
     }
 
-    /// Folds every unfolded event (stored since the last fold, or re-queued) into the state, in one repeatable-read transaction.
+    /// Folds the unfolded events into the state, in one repeatable-read transaction: every event stored since the
+    /// last fold, and the re-queued ones, or one part of the users' of a queue longer than a million (0064); see
+    /// ``queuedEvents()``.
     /// - Returns: how many events were folded, or `nil` when another fold or a rebuild holds the state lock.
     /// - Throws: `PostgresError`; `.serializationFailure` when a rebuild raced the fold (nothing was folded:
     ///   call again).
@@ -33,6 +35,12 @@ public struct ReportStateStore {
         )
     }
 
+    /// How many re-queued events (a rebuild's, a time zone change's) wait for the fold: a fold takes a long queue
+    /// in parts, so the state is rebuilt once this is zero.
+    public func queuedEvents() throws -> Int64 {
+        try connection.query("select count(*) from cardinal.report_fold_queue").first?.decode(Int64.self, at: 0) ?? 0
+    }
+
     /// The campaigns with events of an app, for rebuilding them one by one.
     public func campaigns(appID: Int64) throws -> [String] {
         try connection.query(
@@ -42,7 +50,7 @@ public struct ReportStateStore {
     }
 
     /// Drops the state of an app (`campaign` nil: everything of it) or one campaign and queues its stored events
-    /// again, in one transaction; the next ``fold()`` rebuilds it. Reports stay exact meanwhile.
+    /// again, in one transaction; the next folds rebuild it. Reports stay exact meanwhile.
     /// - Returns: how many events were queued.
     public func requeue(appID: Int64, campaign: String? = nil) throws -> Int64 {
         try connection.query("select cardinal.requeue_report_state($1, $2)", [appID, campaign])

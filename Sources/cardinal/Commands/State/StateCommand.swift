@@ -1,6 +1,7 @@
 import ArgumentKit
 import CardinalStore
 import Foundation
+import PostgresClient
 
 /// `cardinal state …`: the report state the reports read (SQL/migrations/0015_report_state.sql).
 enum StateCommand {
@@ -8,19 +9,37 @@ enum StateCommand {
         "state",
         abstract: "Fold stored events into the report state, show its backlog, or rebuild it from raw events.",
         discussion: """
-            cardinald folds stored events into the report state every second (--fold-interval); the reports \
+            cardinald folds stored events into the report state every 5 seconds (--fold-interval); the reports \
             also count events not folded yet, so they are exact either way and the state only makes them fast.
             """,
         subcommands: [.command(StateFoldCommand.self), .command(StateStatusCommand.self), .command(StateRebuildCommand.self)]
     )
 
-    /// Folds until the database says it folded; waits while another fold holds the state lock.
-    static func foldAll(_ store: ReportStateStore) throws -> Int64 {
+    /// Folds until no re-queued event is left (a fold takes a long queue in parts), waiting while another fold
+    /// holds the state lock and trying again when one raced it; `progress` hears after each fold how many events
+    /// this loop has folded and how many queued ones are left.
+    /// - Returns: how many events this loop folded.
+    static func foldAll(
+        _ store: ReportStateStore, progress: (_ folded: Int64, _ queued: Int64) -> Void = { _, _ in }
+    ) throws -> Int64 {
+        var total: Int64 = 0
         while true {
-            if let folded = try store.fold() {
-                return folded
+            let folded: Int64?
+            do {
+                folded = try store.fold()
+            } catch let error as PostgresError where error.sqlState == .serializationFailure {
+                folded = nil
             }
-            Thread.sleep(forTimeInterval: 0.2)
+            guard let folded else {
+                Thread.sleep(forTimeInterval: 0.2)
+                continue
+            }
+            total += folded
+            let queued = try store.queuedEvents()
+            if queued == 0 {
+                return total
+            }
+            progress(total, queued)
         }
     }
 

@@ -28,7 +28,11 @@ struct StateRebuildCommand: DatabaseCommand {
         progress.show("state: queueing the events of \(scope)")
         let queued = try store.requeue(appID: app.id, campaign: campaign)
         progress.show("state: folding \(queued.formatted()) events of \(scope)")
-        _ = try StateCommand.foldAll(store)
+        _ = try StateCommand.foldAll(store) { _, left in
+            let done = max(queued - left, 0)
+            progress.show("state: folding the events of \(scope): \(done.formatted()) of \(queued.formatted()) "
+                          + "(\(StateCommand.seconds(since: started)))")
+        }
         progress.clear()
         let elapsed = ContinuousClock.now - started
         let rate = Double(queued) / max(elapsed.seconds, 0.001)
