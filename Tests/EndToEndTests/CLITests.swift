@@ -103,6 +103,46 @@ import TestSupport
         #expect(stored == 1)
     }
 
+    @Test("cardinal state rebuild folds an app's events again, in parts, and gives the emptied queue's pages back")
+    func stateRebuildFoldsInPartsAndCompactsTheQueue() throws {
+        let database = try TestDatabase.migrated(prefix: "e2e_cli")
+        defer { database.drop() }
+        try CardinalCLI.createApp("cli-app", databaseURL: database.url)
+        let connection = try database.connect()
+        try connection.execute(
+            """
+            insert into cardinal.events (app_id, id, type, channel, time, user_id, campaign_id)
+            select a.app_id, gen_random_uuid(), 'impression', 'content_card', now() - interval '1 hour', 'user' || n,
+                   'spring'
+            from cardinal.apps as a
+            cross join generate_series(1, 40) as n
+            where a.name = 'cli-app'
+            """
+        )
+        try CardinalCLI.succeed(["state", "fold", "--database-url", database.url])
+        // A budget of 10 queued events: the rebuild's 40 are folded in parts (0064).
+        var budgeted = try #require(URLComponents(string: database.url))
+        budgeted.queryItems = (budgeted.queryItems ?? [])
+            + [URLQueryItem(name: "options", value: "-c cardinal.fold_queue_budget=10")]
+
+        let rebuilt = try CardinalCLI.run(
+            ["state", "rebuild", "--app", "cli-app", "--database-url", try #require(budgeted.string)]
+        )
+
+        #expect(rebuilt.exitStatus == 0, "\(rebuilt.standardError)")
+        #expect(rebuilt.standardError.contains("rebuilt app cli-app from 40 events"), "\(rebuilt.standardError)")
+        let row = try connection.query(
+            """
+            select (select count(*) from cardinal.report_fold_queue),
+                   pg_relation_size('cardinal.report_fold_queue'),
+                   (select count(*) from cardinal.report_user_state)
+            """
+        )[0]
+        #expect(try row.decode(Int64.self, at: 0) == 0)
+        #expect(try row.decode(Int64.self, at: 1) == 0, "the queue's dead rows are vacuumed away")
+        #expect(try row.decode(Int64.self, at: 2) == 40)
+    }
+
     @Test("campaigns set --influenced-open-window stores the window campaigns list shows, and refuses one over 7 days")
     func influencedOpenWindowSetting() throws {
         let database = try TestDatabase.migrated(prefix: "e2e_cli")

@@ -41,6 +41,13 @@ public struct ReportStateStore {
         try connection.query("select count(*) from cardinal.report_fold_queue").first?.decode(Int64.self, at: 0) ?? 0
     }
 
+    /// Gives the emptied queue's pages back (VACUUM truncates them): after a rebuild the queue is millions of dead
+    /// rows, and every report's pending read scans them (a second at 10 M) until autovacuum gets to it. For the
+    /// table's owner; VACUUM cannot run in a transaction block.
+    public func compactQueue() throws {
+        try connection.execute("vacuum cardinal.report_fold_queue")
+    }
+
     /// The campaigns with events of an app, for rebuilding them one by one.
     public func campaigns(appID: Int64) throws -> [String] {
         try connection.query(

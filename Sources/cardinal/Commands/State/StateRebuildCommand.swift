@@ -33,6 +33,7 @@ struct StateRebuildCommand: DatabaseCommand {
             progress.show("state: folding the events of \(scope): \(done.formatted()) of \(queued.formatted()) "
                           + "(\(StateCommand.seconds(since: started)))")
         }
+        try store.compactQueue()
         progress.clear()
         let elapsed = ContinuousClock.now - started
         let rate = Double(queued) / max(elapsed.seconds, 0.001)
