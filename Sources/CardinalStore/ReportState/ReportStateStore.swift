@@ -11,8 +11,8 @@ public struct ReportStateStore {
     }
 
     /// Folds the unfolded events into the state, in one repeatable-read transaction: every event stored since the
-    /// last fold, and the re-queued ones, or one part of the users' of a queue longer than a million (0064); see
-    /// ``queuedEvents()``.
+    /// last fold, and the re-queued ones (of a queue longer than a million, those of one part of the users: 0064,
+    /// see ``queuedEvents()``).
     /// - Returns: how many events were folded, or `nil` when another fold or a rebuild holds the state lock.
     /// - Throws: `PostgresError`; `.serializationFailure` when a rebuild raced the fold (nothing was folded:
     ///   call again).
