@@ -81,12 +81,13 @@ public struct IngestConfiguration: Sendable {
     /// Events (and rejections) per replay transaction, about.
     public var spoolReplayChunkEvents = 5000
 
-    /// What every connection of the daemon (writers, spool replayer, key pool, report-state folder) connects
-    /// with: `databaseURL` plus libpq keepalives, `tcp_user_timeout` and `connect_timeout`
-    /// (`ConnectionString.deadPeerDetection`), unless `databaseURL` sets them, so that a silent network to the
-    /// database is noticed in seconds, not after the kernel's two hours.
-    var connectionString: String {
-        ConnectionString.adding(ConnectionString.deadPeerDetection, to: databaseURL)
+    /// What a connection of the daemon for `role` connects with: `databaseURL` plus libpq keepalives,
+    /// `tcp_user_timeout` and `connect_timeout` (`ConnectionString.deadPeerDetection`), so that a silent network
+    /// to the database is noticed in seconds, not after the kernel's two hours, and the role's
+    /// `application_name`; a parameter `databaseURL` sets wins.
+    func connectionString(for role: DatabaseConnectionRole) -> String {
+        ConnectionString.adding(
+            ConnectionString.deadPeerDetection + [("application_name", role.applicationName)], to: databaseURL)
     }
 
     /// Defaults for everything but the database.

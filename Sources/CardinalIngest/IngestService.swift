@@ -23,28 +23,29 @@ public final class IngestService: Sendable {
     public init(configuration: IngestConfiguration, logger: Logger) throws {
         let metrics = IngestMetrics()
         let health = DatabaseHealth(metrics: metrics)
-        let connectionString = configuration.connectionString
         // Settings and /readyz use this one; key lookups have a pool of their own, so neither waits for the other.
-        let pool = PostgresPool(connectionString: connectionString, maxConnections: 1,
+        let pool = PostgresPool(connectionString: configuration.connectionString(for: .settings), maxConnections: 1,
                                 acquireTimeout: .seconds(2))
-        let keyPool = PostgresPool(connectionString: connectionString,
+        let keyPool = PostgresPool(connectionString: configuration.connectionString(for: .keyLookup),
                                    maxConnections: max(1, configuration.keyLookupThreads), acquireTimeout: .seconds(2))
-        let databaseSink = {
-            DatabaseBatchSink(connectionString: connectionString, reconnectInterval: .milliseconds(500),
+        let databaseSink = { (role: DatabaseConnectionRole) in
+            DatabaseBatchSink(connectionString: configuration.connectionString(for: role),
+                              reconnectInterval: .milliseconds(500),
                               health: health, metrics: metrics, logger: logger)
         }
         let spool = try Self.openSpool(configuration: configuration, metrics: metrics, logger: logger)
         let sinks: [any BatchSink & Sendable] = (0..<max(1, configuration.writers)).map { index in
             if let spool {
-                SpoolingBatchSink(database: databaseSink(), commitTimeout: configuration.spoolCommitTimeout
+                SpoolingBatchSink(database: databaseSink(.writer), commitTimeout: configuration.spoolCommitTimeout
                                       ?? configuration.requestTimeout / 2,
                                   spool: spool, metrics: metrics, logger: logger, name: "cardinal-commit-\(index)")
             } else {
-                databaseSink()
+                databaseSink(.writer)
             }
         }
         let replayer = spool.map { spool in
-            SpoolReplayer(spool: spool, sink: databaseSink(), chunkEvents: configuration.spoolReplayChunkEvents,
+            SpoolReplayer(spool: spool, sink: databaseSink(.spoolReplay),
+                          chunkEvents: configuration.spoolReplayChunkEvents,
                           retryInterval: .seconds(1), metrics: metrics, logger: logger)
         }
         let batcher = Batcher(
@@ -93,8 +94,8 @@ public final class IngestService: Sendable {
         self.pool = pool
         self.keyPool = keyPool
         self.folder = configuration.foldInterval.map { interval in
-            ReportStateFolder(connectionString: connectionString, interval: interval, metrics: metrics,
-                              logger: logger)
+            ReportStateFolder(connectionString: configuration.connectionString(for: .reportStateFold),
+                              interval: interval, metrics: metrics, logger: logger)
         }
         self.replayer = replayer
         self.logger = logger

@@ -59,4 +59,28 @@ import Testing
         #expect(samples["cardinal_ingest_queue_events"] == 0)
         #expect(samples["cardinal_ingest_database_up"] == 1)
     }
+
+    @Test("Each of the daemon's database connections names its role in pg_stat_activity")
+    func connectionsNameTheirRole() throws {
+        let fixture = try IngestFixture()
+        let daemon = try fixture.startDaemon(["--fold-interval", "1s"])
+        defer { daemon.stop() }
+        #expect(try fixture.client(of: daemon).ingest(TestEvent.impressions(3)).counts == .accepted(3))
+        let connection = try fixture.database.connect()
+        // The writer connected for the batch, the key lookup for its key, the settings pool at start, and the
+        // folder at its first fold; the spool replayer connects only when it has something to replay.
+        let expected = ["cardinald-key-lookup", "cardinald-report-state-fold", "cardinald-settings", "cardinald-writer"]
+        let names = try Poll.until("the daemon's connections under their roles' names") { () -> [String]? in
+            let names = try connection.query(
+                """
+                select distinct application_name
+                from pg_catalog.pg_stat_activity
+                where datname = current_database() and pid <> pg_backend_pid()
+                order by 1
+                """
+            ).map { try $0.decode(String.self, at: 0) }
+            return Set(expected).isSubset(of: names) ? names : nil
+        }
+        #expect(names.allSatisfy { $0.hasPrefix("cardinald-") }, "\(names)")
+    }
 }
