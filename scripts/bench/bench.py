@@ -148,6 +148,48 @@ def half_rate_delay(port, key, peak_requests):
     return int(delay_ms)
 
 
+class CPUShares:
+    """Where the machine's CPU went while a measurement ran, in % of one core: the report-state fold's backend, the
+    writers' backends (told apart by cardinald's application_name per connection role), the daemon, and
+    everything else (the load generator, other backends, the kernel). Read from /proc, so the server must run on
+    this machine, as the private cluster does."""
+
+    def __init__(self, url, daemon_pid):
+        roles = psql(url, "select pid, application_name from pg_stat_activity "
+                          "where datname = current_database() and application_name like 'cardinald-%'")
+        self.pids = {"daemon": [daemon_pid], "fold backend": [], "writer backends": []}
+        for line in roles.splitlines():
+            pid, name = line.split("|")
+            role = {"cardinald-report-state-fold": "fold backend", "cardinald-writer": "writer backends"}.get(name)
+            if role:
+                self.pids[role].append(int(pid))
+        self.start = self._snapshot()
+
+    @staticmethod
+    def _process_ticks(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0
+        return int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15 of proc(5)
+
+    def _snapshot(self):
+        with open("/proc/stat") as stat:
+            cpu = [int(value) for value in stat.readline().split()[1:]]
+        busy = sum(cpu) - cpu[3] - cpu[4]  # all but idle and iowait
+        ticks = {role: sum(self._process_ticks(pid) for pid in pids) for role, pids in self.pids.items()}
+        return time.monotonic(), busy, ticks
+
+    def stop(self):
+        """The shares since construction: {role: % of one core}, with "rest" for the remainder of the busy time."""
+        (started, busy0, ticks0), (ended, busy1, ticks1) = self.start, self._snapshot()
+        per_core = os.sysconf("SC_CLK_TCK") * (ended - started) / 100
+        shares = {role: (ticks1[role] - ticks0[role]) / per_core for role in ticks1}
+        shares["rest"] = (busy1 - busy0) / per_core - sum(shares.values())
+        return shares
+
+
 def fsync_microseconds():
     """pg_test_fsync's fdatasync time for one 8 kB write (Linux's default wal_sync_method), on the disk of the
     private cluster."""
@@ -243,7 +285,11 @@ def ingest():
         floor = [wrk(port, key, 200 + run, 5, connections=1) for run in range(RUNS)]
         peak_requests = statistics.median(runs["ingest_events_per_s"]) / BATCH
         delay_ms = half_rate_delay(port, key, peak_requests)
-        half = [wrk(port, key, 100 + run, SECONDS, delay_ms) for run in range(RUNS)]
+        half, half_cpu = [], []
+        for run in range(RUNS):
+            cpu = CPUShares(url, daemon.pid)
+            half.append(wrk(port, key, 100 + run, SECONDS, delay_ms))
+            half_cpu.append(cpu.stop())
         rss = peak_rss_mb(daemon.pid)
     finally:
         daemon.send_signal(signal.SIGTERM)
@@ -253,6 +299,8 @@ def ingest():
     figures["half_rate_events_per_s"] = summary([h["requests_per_s"] * BATCH for h in half])
     figures["half_rate_p50_ms"] = summary([h["p50_ms"] for h in half])
     figures["half_rate_p99_ms"] = summary([h["p99_ms"] for h in half])
+    for role in half_cpu[0]:
+        figures[f"half_rate_cpu_{role.replace(' ', '_')}"] = summary([cpu[role] for cpu in half_cpu])
     figures["daemon_peak_rss_mb"] = {"median": rss, "min": rss, "max": rss}
     figures["floor_p50_ms"] = summary([f["p50_ms"] for f in floor])
     figures["floor_p99_ms"] = summary([f["p99_ms"] for f in floor])
@@ -271,6 +319,10 @@ def report(figures):
         ("half-peak offered rate (events/s)", "half_rate_events_per_s", "{:,.0f}"),
         ("ack latency p50 at half peak (ms)", "half_rate_p50_ms", "{:.1f}"),
         ("ack latency p99 at half peak (ms, goal ≤ 2 × floor)", "half_rate_p99_ms", "{:.1f}"),
+        ("CPU at half peak: report-state fold (% of a core)", "half_rate_cpu_fold_backend", "{:.0f}"),
+        ("CPU at half peak: writers' backends (% of a core)", "half_rate_cpu_writer_backends", "{:.0f}"),
+        ("CPU at half peak: cardinald (% of a core)", "half_rate_cpu_daemon", "{:.0f}"),
+        ("CPU at half peak: everything else (% of a core)", "half_rate_cpu_rest", "{:.0f}"),
         ("floor: one client, one request at a time, p50 (ms)", "floor_p50_ms", "{:.1f}"),
         ("floor: one client, one request at a time, p99 (ms)", "floor_p99_ms", "{:.1f}"),
         ("fdatasync of one 8 kB write, pg_test_fsync (ms)", "fsync_ms", "{:.2f}"),
