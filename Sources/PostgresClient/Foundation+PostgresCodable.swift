@@ -32,11 +32,11 @@ extension Decimal: PostgresEncodable, PostgresDecodable {
 
 extension UUID: PostgresEncodable, PostgresDecodable {
     /// The lower-case hyphenated form, as `uuid` prints.
-    public var postgresText: String { uuidString.lowercased() }
+    public var postgresText: String { UUIDHexText.format(self) }
 
     /// Parses the hyphenated form.
     public init(postgresText: String) throws {
-        guard let uuid = UUID(uuidString: postgresText) else {
+        guard let uuid = UUIDHexText.parse(postgresText) else {
             throw PostgresDecodingFailure.invalid(postgresText, expected: "a UUID")
         }
         self = uuid

@@ -57,7 +57,7 @@ enum EventColumns {
             (campaignID, canvasID, canvasStepID) = (nil, nil, nil)
         }
         return [
-            String(record.appID), event.id.uuidString, event.type.rawValue, event.channel?.rawValue,
+            String(record.appID), event.id.postgresText, event.type.rawValue, event.channel?.rawValue,
             event.time.postgresText, record.receivedAt.postgresText, event.userID, event.deviceID, event.sessionID,
             campaignID, canvasID, canvasStepID, event.variantID, event.control ? "t" : "f", event.messageID,
             event.placementID, event.buttonID, event.url, event.platform?.rawValue, event.sdkVersion,
