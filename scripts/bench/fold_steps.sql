@@ -70,9 +70,12 @@ begin
     perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
     select count(*) into pending from cardinal.report_unfolded_events();
     raise notice '% fold: % pending events before the identity step', label, pending;
+    -- In fold_report_state's order.
     foreach step in array array['fold_identity_links', 'take_report_fold_snapshot', 'fold_report_row_days',
-                                'fold_report_dismissals', 'fold_report_push_sends', 'fold_report_conversion_values',
-                                'fold_report_parts', 'fold_report_user_state', 'drop_report_fold_snapshot']
+                                'fold_report_dismissals', 'fold_report_push_sends', 'fold_report_parts',
+                                'fold_report_control_exposures', 'fold_report_campaign_receipts',
+                                'fold_report_conversion_values', 'fold_report_user_state',
+                                'drop_report_fold_snapshot']
     loop
         if to_regproc('cardinal.' || step) is not null then
             started := clock_timestamp();
