@@ -78,6 +78,37 @@ import TestSupport
         #expect(try row.decode(Date.self, at: 26) == now)
     }
 
+    @Test("The staging table is empty after every batch, keeps its pages between batches, and is truncated when full")
+    func stagingTableIsEmptiedByTheInsertAndTruncatedWhenFull() throws {
+        let (database, connection, app) = try setUp()
+        defer { database.drop() }
+        // The writer's own connection, read between its batches (the writer is not using it then).
+        let writerConnection = try database.connect()
+        let writer = EventWriter(connection: writerConnection)
+        func staging() throws -> (rows: Int64, bytes: Int64) {
+            let row = try #require(try writerConnection.query(
+                "select count(*), pg_relation_size('pg_temp.event_staging') from pg_temp.event_staging"
+            ).first)
+            return (try row.decode(Int64.self, at: 0), try row.decode(Int64.self, at: 1))
+        }
+
+        #expect(try writer.write(events: [record(app: app.id)], rejections: []) == [true])
+        let afterOne = try staging()
+        #expect(afterOne.rows == 0)
+        #expect(afterOne.bytes > 0)  // not truncated at commit
+
+        let full = (0..<2048).map { _ in record(app: app.id) }
+        #expect(try writer.write(events: full, rejections: []).allSatisfy { $0 })
+        let afterFull = try staging()
+        #expect(afterFull.rows == 0)
+        #expect(afterFull.bytes > afterOne.bytes)
+
+        // 2,049 rows staged: the next batch truncates the table first, so it holds that batch's page alone.
+        #expect(try writer.write(events: [record(app: app.id)], rejections: []) == [true])
+        #expect(try staging() == (rows: 0, bytes: 8192))
+        #expect(try connection.query("select count(*) from cardinal.events").first?.decode(Int64.self, at: 0) == 2050)
+    }
+
     @Test("The same batch written twice is stored once; the second time every event is a duplicate")
     func retriedBatchIsStoredOnce() throws {
         let (database, connection, app) = try setUp()

@@ -18,12 +18,13 @@ enum EventColumns {
 
     private static let list = columns.map(\.name).joined(separator: ", ")
 
-    /// A session-private staging table of the written columns, emptied at every commit. Its columns are
-    /// spelled out because `LIKE cardinal.events` would need SELECT on events, which the ingest role lacks.
+    /// A session-private staging table of the written columns, emptied by the insert that reads it (see
+    /// ``EventWriter`` for why not at commit). Its columns are spelled out because `LIKE cardinal.events` would
+    /// need SELECT on events, which the ingest role lacks.
     static let createStagingTable = """
         create temporary table if not exists event_staging (
             \(columns.map { "\($0.name) \($0.type)" }.joined(separator: ",\n    "))
-        ) on commit delete rows
+        ) on commit preserve rows
         """
 
     static let copyIntoStaging = "copy pg_temp.event_staging (\(list)) from stdin"
@@ -34,9 +35,16 @@ enum EventColumns {
     /// Rows go in in the order of that key, the same in every transaction: a writer inserting a key that a
     /// concurrent, uncommitted batch inserted waits for that batch, and two batches sharing keys in opposite
     /// request orders would otherwise each hold a key the other waits for (SQLSTATE 40P01, deadlock).
+    ///
+    /// The insert takes the staged rows out of the staging table as it reads them, so the table is empty again
+    /// when the transaction commits (and when it rolls back, with the COPY).
     static let insertFromStaging = """
+        with staged as (
+            delete from pg_temp.event_staging
+            returning \(list)
+        )
         insert into cardinal.events (\(list))
-        select \(list) from pg_temp.event_staging
+        select \(list) from staged
         order by app_id, time, id
         on conflict do nothing
         returning app_id, id, (extract(epoch from time) * 1000000)::bigint

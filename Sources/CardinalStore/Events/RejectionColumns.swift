@@ -9,16 +9,21 @@ enum RejectionColumns {
         create temporary table if not exists rejection_staging (
             app_id bigint, received_at timestamptz, request_id text, event_index integer, event_id text,
             code text, message text, raw text
-        ) on commit delete rows
+        ) on commit preserve rows
         """
 
     static let copyIntoStaging = "copy pg_temp.rejection_staging (\(list)) from stdin"
 
     /// A rejection already stored under its request id and position (a batch replayed from the spool after a
-    /// crash) is skipped (0024).
+    /// crash) is skipped (0024). The staged rows leave the staging table as they are read, as in
+    /// ``EventColumns/insertFromStaging``.
     static let insertFromStaging = """
+        with staged as (
+            delete from pg_temp.rejection_staging
+            returning \(list)
+        )
         insert into cardinal.rejected_events (\(list))
-        select \(list) from pg_temp.rejection_staging
+        select \(list) from staged
         on conflict (request_id, event_index) do nothing
         """
 
