@@ -76,6 +76,8 @@ import Testing
                 select distinct application_name
                 from pg_catalog.pg_stat_activity
                 where datname = current_database() and pid <> pg_backend_pid()
+                  -- Not the server's own workers in this database (an autovacuum worker has no name).
+                  and backend_type = 'client backend'
                 order by 1
                 """
             ).map { try $0.decode(String.self, at: 0) }
