@@ -18,6 +18,9 @@ enum EventColumns {
 
     private static let list = columns.map(\.name).joined(separator: ", ")
 
+    /// The staging table, as the statements below and ``EventWriter``'s periodic truncation name it.
+    static let stagingTable = "pg_temp.event_staging"
+
     /// A session-private staging table of the written columns, emptied by the insert that reads it (see
     /// ``EventWriter`` for why not at commit). Its columns are spelled out because `LIKE cardinal.events` would
     /// need SELECT on events, which the ingest role lacks.
@@ -27,7 +30,7 @@ enum EventColumns {
         ) on commit preserve rows
         """
 
-    static let copyIntoStaging = "copy pg_temp.event_staging (\(list)) from stdin"
+    static let copyIntoStaging = "copy \(stagingTable) (\(list)) from stdin"
 
     /// Duplicates of stored events, and repeats within the batch, are skipped by the primary key
     /// (app_id, time, id); the returned keys, time as exact epoch microseconds, are those stored now.
@@ -40,7 +43,7 @@ enum EventColumns {
     /// when the transaction commits (and when it rolls back, with the COPY).
     static let insertFromStaging = """
         with staged as (
-            delete from pg_temp.event_staging
+            delete from \(stagingTable)
             returning \(list)
         )
         insert into cardinal.events (\(list))

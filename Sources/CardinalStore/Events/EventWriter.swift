@@ -125,7 +125,7 @@ public final class EventWriter {
         guard eventsFull || rejectionsFull else {
             return
         }
-        let tables = (eventsFull ? ["pg_temp.event_staging"] : []) + (rejectionsFull ? ["pg_temp.rejection_staging"] : [])
+        let tables = (eventsFull ? [EventColumns.stagingTable] : []) + (rejectionsFull ? [RejectionColumns.stagingTable] : [])
         try connection.execute("truncate \(tables.joined(separator: ", "))")
         if eventsFull {
             stagedEvents = 0

@@ -5,6 +5,9 @@ import PostgresClient
 enum RejectionColumns {
     private static let list = "app_id, received_at, request_id, event_index, event_id, code, message, raw"
 
+    /// The staging table, as the statements below and ``EventWriter``'s periodic truncation name it.
+    static let stagingTable = "pg_temp.rejection_staging"
+
     static let createStagingTable = """
         create temporary table if not exists rejection_staging (
             app_id bigint, received_at timestamptz, request_id text, event_index integer, event_id text,
@@ -12,14 +15,14 @@ enum RejectionColumns {
         ) on commit preserve rows
         """
 
-    static let copyIntoStaging = "copy pg_temp.rejection_staging (\(list)) from stdin"
+    static let copyIntoStaging = "copy \(stagingTable) (\(list)) from stdin"
 
     /// A rejection already stored under its request id and position (a batch replayed from the spool after a
     /// crash) is skipped (0024). The staged rows leave the staging table as they are read, as in
     /// ``EventColumns/insertFromStaging``.
     static let insertFromStaging = """
         with staged as (
-            delete from pg_temp.rejection_staging
+            delete from \(stagingTable)
             returning \(list)
         )
         insert into cardinal.rejected_events (\(list))
