@@ -38,6 +38,76 @@ import Testing
         ).first?.decode(String.self, at: 0) ?? ""
     }
 
+    /// Impressions in the app's day counts per campaign, "campaign count; …".
+    private func countedImpressions(_ scenario: ReportScenario) throws -> String {
+        try scenario.connection.query(
+            """
+            select string_agg(campaign_id || ' ' || impressions, '; ' order by campaign_id)
+            from (
+                select g.campaign_id, sum(c.impressions) as impressions
+                from cardinal.report_daily_counts as c
+                join cardinal.report_groups as g on g.group_id = c.group_id
+                where g.app_id = $1
+                group by g.campaign_id
+            ) as per_campaign
+            """,
+            [scenario.app.id]
+        ).first?.decode(String?.self, at: 0) ?? ""
+    }
+
+    @Test("A re-key while the queue holds events reads the queue a few times, not once per event, and counts each event once")
+    func reKeyWithAQueuedCampaignReadsTheQueueOnce() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let devices = 30
+        // Each device: three c1 impressions (days 3, 4, 5) and two c2 impressions (days 4, 6), anonymous.
+        try scenario.write((0..<devices).flatMap { index in
+            [(3, "c1"), (4, "c1"), (5, "c1"), (4, "c2"), (6, "c2")].map { day, campaign in
+                event(.impression, at: scenario.time(day, "01:00:\(index)"), device: "d\(index)", campaign: campaign)
+            }
+        })
+        let store = ReportStateStore(connection: scenario.connection)
+        #expect(try store.fold() == Int64(devices * 5))
+        // A rebuild of c2 empties the queue, which is then vacuumed as `cardinal state rebuild` does: the planner
+        // now believes the queue empty. A second rebuild of c2 queues its 60 events again.
+        #expect(try store.requeue(appID: scenario.app.id, campaign: "c2") == Int64(devices * 2))
+        _ = try store.fold()
+        try store.compactQueue()
+        #expect(try store.requeue(appID: scenario.app.id, campaign: "c2") == Int64(devices * 2))
+
+        // Every device logs in (a c1 impression on day 7): its folded c1 events leave the day counts, its queued
+        // c2 events were never in them, and the fold counts all of them again under the user.
+        try scenario.write((0..<devices).map { index in
+            event(.impression, at: scenario.time(7, "01:00:\(index)"), user: "u\(index)", device: "d\(index)")
+        })
+        let queueScans = try scenario.connection.transaction(isolation: .repeatableRead) { connection in
+            _ = try connection.query("select cardinal.fold_report_state()")
+            return try connection.query(
+                """
+                select seq_scan
+                from pg_catalog.pg_stat_xact_user_tables
+                where schemaname = 'cardinal' and relname = 'report_fold_queue'
+                """
+            ).first?.decode(Int64.self, at: 0) ?? -1
+        }
+        // One scan per re-keyed event (150) was the nested loop this guards against.
+        #expect((1...20).contains(queueScans), "seq scans of report_fold_queue: \(queueScans)")
+        #expect(try countedImpressions(scenario) == "c1 \(devices * 4); c2 \(devices * 2)")
+        let keys = try scenario.connection.query(
+            """
+            select count(distinct u.user_key) filter (where u.user_key like 'u%'),
+                   count(*) filter (where u.user_key like 'device:%')
+            from cardinal.report_user_state as u
+            join cardinal.report_groups as g on g.group_id = u.group_id
+            where g.app_id = $1
+            """,
+            [scenario.app.id]
+        ).first
+        #expect(try keys?.decode(Int64.self, at: 0) == Int64(devices))
+        #expect(try keys?.decode(Int64.self, at: 1) == 0)
+        #expect(try store.queuedEvents() == 0)
+    }
+
     @Test("First logins on devices that never sent an anonymous event re-key nothing, and are learned as merged")
     func loginsWithoutAnonymousHistoryRequeueNothing() throws {
         let scenario = try ReportScenario()
