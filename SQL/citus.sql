@@ -120,6 +120,8 @@ select create_distributed_table('cardinal.report_dismissal_state', 'user_key', c
 select create_distributed_table('cardinal.report_part_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_conversion_state', 'user_key', colocate_with := 'cardinal.events');
 select create_distributed_table('cardinal.report_fold_queue', 'user_key', colocate_with := 'cardinal.events');
+-- A re-key's and an erasure's day-count subtraction (0068, subtract_folded_daily_counts) reads the queued events
+-- of the affected keys by user_key = any(...), which Citus prunes to those keys' shards. Changed: nothing.
 -- The day pairs (0025): report_rows and the counts per row and day are small and read by every report, like
 -- report_groups and report_daily_counts; each user's days per row are per user, like report_user_state.
 -- Changed: nothing in the functions; the trigger that follows deletions of report_user_state runs on the
