@@ -37,13 +37,23 @@ public struct ControlReport: Sendable, Equatable {
         window: ConversionWindow? = nil
     ) throws -> ControlReport {
         let rows = try session.controlArms(scope, asOf: asOf, conversion: conversion, window: window)
-        let further = conversion == nil ? try session.controlArmConversions(scope, asOf: asOf, window: window) : []
+        let settings = try session.campaignSettings(app: scope.app)
         var splits: [CampaignKey: ExpectedSplit] = [:]
-        for settings in try session.campaignSettings(app: scope.app) {
-            splits[CampaignKey(app: settings.app, campaignID: settings.campaignID)] = settings.expectedSplit
+        for campaign in settings {
+            splits[CampaignKey(app: campaign.app, campaignID: campaign.campaignID)] = campaign.expectedSplit
         }
-        // send_arms knows campaigns only: a canvas's split is configured or unknown.
-        let sends = scope.canvas == nil
+        // The further queries only when a campaign of the rows needs them (``build`` reads nothing else): its
+        // further conversion events when it has any, its sends when its split is not configured (send_arms knows
+        // campaigns only: a canvas's split is configured or unknown). One campaign's report with a configured
+        // split and one conversion event is then one report function call, not three.
+        let rowKeys = Set(rows.map { CampaignKey(app: $0.app, campaignID: $0.campaignID) })
+        let hasFurtherEvents = settings.contains { campaign in
+            !campaign.furtherConversionEvents.isEmpty
+                && rowKeys.contains(CampaignKey(app: campaign.app, campaignID: campaign.campaignID))
+        }
+        let further = conversion == nil && hasFurtherEvents
+            ? try session.controlArmConversions(scope, asOf: asOf, window: window) : []
+        let sends = scope.canvas == nil && rowKeys.contains(where: { splits[$0] == nil })
             ? Dictionary(grouping: try session.sendArms(scope)) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
             : [:]
         return ControlReport(
