@@ -12,8 +12,8 @@
 --     - fold_steps.sql's re-keyed fold (30,000 first logins of devices with 10 anonymous events each):
 --       fold_identity_links took 11.3 s in a fresh copy of the database, and 175-222 s in the same copy
 --       after one rolled-back fold had left 42 MB of dead queue rows (autovacuum not yet run): the
---       day-count statement alone passed 60 s, 250,000 seq scans of the queue. This is the "more than 12
---       minutes" fold of the 2026-12-03 notes.
+--       day-count statement alone passed 60 s, 250,000 seq scans of the queue. Most likely the "more than
+--       12 minutes" fold of the 2026-12-03 notes, whose database had been through earlier folds.
 --     - In production the queue holds rows exactly when it hurts most: during `cardinal state rebuild`
 --       (millions queued, folded in parts), a first login re-keys a device and scans all of them for each
 --       of the device's events; the rebuild also vacuums the emptied queue, so the next rebuild starts from
@@ -23,11 +23,11 @@
 --   filter for 250,000 events of 60 groups).
 --
 -- * subtract_folded_daily_counts is that statement once, for both callers, with the plan fixed: joins and
---   the anti join hashed (nested loops and merge joins off), the queue read once and hashed, restricted to
+--   the anti join hashed (nested loops and merge joins off); the queue read once and hashed, restricted to
 --   the affected keys (a queued row carries its event's user_key, a generated column of events, so an
---   event of the keys can only be queued under one of them), the groups joined on 0015's coalesce keys ('' stands for
---   NULL: 0005's CHECKs keep every key column non-empty), and jit off (the 30,000-key statement was
---   compiled, 166 functions). It is a function of its own so that these settings do not reach the
+--   event of the keys can only be queued under one of them); the groups joined on 0015's coalesce keys
+--   ('' stands for NULL: 0005's CHECKs keep every key column non-empty); jit off (the 30,000-key statement
+--   was compiled, 166 functions). It is a function of its own so that these settings do not reach the
 --   callers' other statements, whose deletions fire triggers that rely on nested-loop index probes.
 --
 -- * The two callers' bodies are otherwise unchanged: the statement is replaced in place, as 0038 extended
@@ -35,8 +35,9 @@
 --
 -- * requeue_identity_state runs with jit off: its re-queue of 300,000 events of 30,000 keys was estimated at
 --   a cost of 2.2 M (the key array), above jit_optimize_above_cost, and compiling it took 3.5 of its 4.2 s.
---   JIT changes no plan, so the setting is safe for the triggers its deletions fire. With both changes the
---   re-keyed fold's identity step took 7.6 s on the copy with dead queue pages (above: 175-222 s).
+--   JIT changes no plan, so the setting is safe for the triggers its deletions fire. On the copy with dead
+--   queue pages the re-keyed fold's identity step took 7.6 s with the function alone and 3.6-4.6 s with
+--   jit off too (above: 175-222 s).
 
 create function cardinal.subtract_folded_daily_counts(
     app_id             bigint,
