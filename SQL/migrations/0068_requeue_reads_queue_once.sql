@@ -108,6 +108,9 @@ as $function$
             control_sends = c.control_sends - x.control_sends
         from counted as x
         where c.group_id = x.group_id and c.day = x.day
+          -- The touched groups' rows by the primary key: the hashed join would otherwise read every app's
+          -- day counts for each re-key and erasure.
+          and c.group_id = any(array(select t.group_id from counted as t))
         returning c.group_id
     )
     select array_agg(distinct group_id), count(*)
