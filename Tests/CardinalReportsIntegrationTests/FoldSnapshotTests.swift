@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test("A fold reads the events past the watermark twice: once to learn logins, once for every step")
-    func foldScansTheStoredEventsOnce() throws {
+    func foldReadsTheStoredEventsTwice() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try scenario.write([

@@ -103,8 +103,8 @@ import TestSupport
         #expect(stored == 1)
     }
 
-    @Test("cardinal state rebuild folds an app's events again, in parts, and gives the emptied queue's pages back")
-    func stateRebuildFoldsInPartsAndCompactsTheQueue() throws {
+    @Test("cardinal state rebuild under a fold budget smaller than the app folds all its events again and gives the emptied queue's pages back")
+    func stateRebuildUnderASmallBudgetFoldsEverythingAndCompactsTheQueue() throws {
         let database = try TestDatabase.migrated(prefix: "e2e_cli")
         defer { database.drop() }
         try CardinalCLI.createApp("cli-app", databaseURL: database.url)
@@ -120,7 +120,7 @@ import TestSupport
             """
         )
         try CardinalCLI.succeed(["state", "fold", "--database-url", database.url])
-        // A budget of 10 queued events: the rebuild's 40 are folded in parts (0064).
+        // A budget of 10 queued events: the rebuild's 40 take several folds (0064), all of which must run.
         var budgeted = try #require(URLComponents(string: database.url))
         budgeted.queryItems = (budgeted.queryItems ?? [])
             + [URLQueryItem(name: "options", value: "-c cardinal.fold_queue_budget=10")]

@@ -214,7 +214,7 @@ def peak_rss_mb(pid):
 def timed_copy(copy_url, dump_path):
     psql(copy_url, "truncate cardinal.events")
     started = time.monotonic()
-    # Raw COPY: the replica role skips the trigger that folds the report state, which cardinald's inserts pay for.
+    # Raw COPY: the replica role skips events_record_storing_xid (0061), which cardinald's inserts pay for.
     sh("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", copy_url, "-c", "set session_replication_role = replica", "-c",
        f"\\copy cardinal.events ({COLUMNS}) from '{dump_path}'")
     return time.monotonic() - started

@@ -16,11 +16,11 @@ enum StateCommand {
     )
 
     /// Folds until no re-queued event is left (a fold takes a long queue in parts), waiting while another fold
-    /// holds the state lock and trying again when one raced it; `progress` hears after each fold how many events
-    /// this loop has folded and how many queued ones are left.
+    /// holds the state lock and trying again when one raced it; `progress` hears after each fold how many queued
+    /// events are left.
     /// - Returns: how many events this loop folded.
     static func foldAll(
-        _ store: ReportStateStore, progress: (_ folded: Int64, _ queued: Int64) -> Void = { _, _ in }
+        _ store: ReportStateStore, progress: (_ queued: Int64) -> Void = { _ in }
     ) throws -> Int64 {
         var total: Int64 = 0
         while true {
@@ -39,7 +39,7 @@ enum StateCommand {
             if queued == 0 {
                 return total
             }
-            progress(total, queued)
+            progress(queued)
         }
     }
 

@@ -8,7 +8,7 @@ struct StateRebuildCommand: DatabaseCommand {
     static let discussion: String? = """
         For after restoring a backup or fixing the fold. Safe while cardinald ingests: the state of \
         the app is dropped and its events queued again in one transaction, then folded; reports stay \
-        exact throughout, only slower until the fold ends.
+        exact throughout, only slower until the folds end.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -28,7 +28,7 @@ struct StateRebuildCommand: DatabaseCommand {
         progress.show("state: queueing the events of \(scope)")
         let queued = try store.requeue(appID: app.id, campaign: campaign)
         progress.show("state: folding \(queued.formatted()) events of \(scope)")
-        _ = try StateCommand.foldAll(store) { _, left in
+        _ = try StateCommand.foldAll(store) { left in
             let done = max(queued - left, 0)
             progress.show("state: folding the events of \(scope): \(done.formatted()) of \(queued.formatted()) "
                           + "(\(StateCommand.seconds(since: started)))")
