@@ -171,6 +171,20 @@ import TestSupport
             )
         }
 
+        /// The kinds of 0017 without test events from counts (0069) against the same read from the per-user state
+        /// (0057's body, exact by the comparisons with the reference), pending events included.
+        func anomaliesFromCounts(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            let campaign = generator.pick([nil, nil] + RandomWorkload.campaigns)
+            let canvas: String? = campaign == nil && first % 3 == 0 ? RandomWorkload.canvas : nil
+            return try differences(
+                state: "cardinal.anomalies_of_0017_from_counts($1, $2, $3, $4, $5)",
+                reference: "cardinal.anomalies_of_0017($1, $2, $3, false, $4, $5)",
+                [app, baseDay.adding(days: first), baseDay.adding(days: last), campaign, canvas]
+            )
+        }
+
         func campaignConversions(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
             let last = Int.random(in: first..<61, using: &generator)
@@ -308,9 +322,10 @@ import TestSupport
             ).map { try $0.decode(String.self, at: 0) }
         }
 
-        /// How many rows of the app's control counts (0046), further goal counts (0049) and send arm days and
-        /// pairs (0055) differ from what its control rows and per-user state make.
-        func controlCountsDifferingFromRows(app name: String) throws -> Int64 {
+        /// How many rows of the app's control counts (0046), further goal counts (0049), send arm days and pairs
+        /// (0055) and the anomalies' finding and source pairs and users of several arms (0069) differ from what
+        /// its control rows and per-user state make.
+        func stateCountsDifferingFromRows(app name: String) throws -> Int64 {
             try connection.query(
                 """
                 with app as (select app_id from cardinal.apps where name = $1),
@@ -329,6 +344,26 @@ import TestSupport
                 kept_arm_pairs as (select * from cardinal.report_arm_day_users where app_id in (select app_id from app)),
                 counted_arm_pairs as (
                     select * from cardinal.report_arm_day_users_of_rows where app_id in (select app_id from app)
+                ),
+                findings as (select finding_id from cardinal.report_findings where app_id in (select app_id from app)),
+                kept_finding_pairs as (
+                    select * from cardinal.report_finding_day_users where finding_id in (select finding_id from findings)
+                ),
+                counted_finding_pairs as (
+                    select * from cardinal.report_finding_day_users_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_source_pairs as (
+                    select * from cardinal.report_source_day_users where app_id in (select app_id from app)
+                ),
+                counted_source_pairs as (
+                    select * from cardinal.report_source_day_users_of_rows where app_id in (select app_id from app)
+                ),
+                kept_several as (
+                    select * from cardinal.report_several_arm_users where app_id in (select app_id from app)
+                ),
+                counted_several as (
+                    select * from cardinal.report_several_arm_users_of_rows where app_id in (select app_id from app)
                 )
                 select (select count(*) from (table kept except table counted) as extra)
                        + (select count(*) from (table counted except table kept) as missing)
@@ -338,6 +373,12 @@ import TestSupport
                        + (select count(*) from (table counted_arm_days except table kept_arm_days) as missing_arm_days)
                        + (select count(*) from (table kept_arm_pairs except table counted_arm_pairs) as extra_arm_pairs)
                        + (select count(*) from (table counted_arm_pairs except table kept_arm_pairs) as missing_arm_pairs)
+                       + (select count(*) from (table kept_finding_pairs except table counted_finding_pairs) as extra_finding_pairs)
+                       + (select count(*) from (table counted_finding_pairs except table kept_finding_pairs) as missing_finding_pairs)
+                       + (select count(*) from (table kept_source_pairs except table counted_source_pairs) as extra_source_pairs)
+                       + (select count(*) from (table counted_source_pairs except table kept_source_pairs) as missing_source_pairs)
+                       + (select count(*) from (table kept_several except table counted_several) as extra_several)
+                       + (select count(*) from (table counted_several except table kept_several) as missing_several)
                 """,
                 [name]
             ).first!.decode(Int64.self, at: 0)
@@ -379,6 +420,7 @@ import TestSupport
         var conversionRows: Int64 = 0
         var canvasRows: Int64 = 0
         var sendArmRows: Int64 = 0
+        var findingRows: Int64 = 0
         for seed in seeds {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -426,16 +468,23 @@ import TestSupport
                 #expect(differences == 0, "send_arms differs on workload \(seed)")
                 sendArmRows += rows
             }
+            var findingsGenerator = SeededGenerator(seed: seed &+ 1_100_000)
+            for _ in 0..<2 {
+                let (differences, rows) = try bench.anomaliesFromCounts(app: app, generator: &findingsGenerator)
+                #expect(differences == 0, "anomalies from counts differs on workload \(seed)")
+                findingRows += rows
+            }
             kinds.formUnion(try bench.kinds(app: app))
             // As cardinald would by now: the next workload's reports then read only its own queued events.
             _ = try bench.state.fold()
-            #expect(try bench.controlCountsDifferingFromRows(app: app) == 0, "control counts, workload \(seed)")
+            #expect(try bench.stateCountsDifferingFromRows(app: app) == 0, "state counts, workload \(seed)")
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(workloads) * 5)
         #expect(conversionRows > Int64(workloads))
         #expect(canvasRows > Int64(workloads))
         #expect(sendArmRows > Int64(workloads))
+        #expect(findingRows > Int64(workloads))
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """
@@ -504,7 +553,7 @@ import TestSupport
             )
             #expect(try bench.canvasControlArms(app: app, generator: &generator).0 == 0, "canvas, workload \(seed)")
             _ = try bench.state.fold()
-            #expect(try bench.controlCountsDifferingFromRows(app: app) == 0, "control counts, workload \(seed)")
+            #expect(try bench.stateCountsDifferingFromRows(app: app) == 0, "state counts, workload \(seed)")
         }
     }
 
@@ -537,7 +586,7 @@ import TestSupport
                 #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
             }
             _ = try bench.state.fold()
-            #expect(try bench.controlCountsDifferingFromRows(app: app) == 0, "control counts, workload \(seed)")
+            #expect(try bench.stateCountsDifferingFromRows(app: app) == 0, "state counts, workload \(seed)")
         }
     }
 
@@ -570,7 +619,7 @@ import TestSupport
             #expect(try bench.anomalies(app: "aged", generator: &generator).0 == 0)
             #expect(try bench.controlArms(app: "aged", generator: &generator).0 == 0)
             _ = try bench.state.fold()
-            #expect(try bench.controlCountsDifferingFromRows(app: "aged") == 0)
+            #expect(try bench.stateCountsDifferingFromRows(app: "aged") == 0)
         }
         #expect(try bench.connection.query(oldRows, [oldDays.0, oldDays.1]).first?.decode(Int64.self, at: 0) == 0)
     }
