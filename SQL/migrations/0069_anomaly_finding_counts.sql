@@ -569,6 +569,14 @@ begin
             join cardinal.report_groups as g on g.group_id = c.group_id
             where not g.test and (g.campaign_id is not null or g.canvas_id is not null)
         ),
+        -- The finding groups whose users' day sets may have changed: the user's other rows of the source
+        -- change only its campaign's counts and arms.
+        touched_findings as materialized (
+            select distinct g.finding_id, c.user_key
+            from changed as c
+            join cardinal.report_groups as g on g.group_id = c.group_id
+            where not g.test and (g.campaign_id is not null or g.canvas_id is not null)
+        ),
         -- The touched users' rows now, with the transaction and command that wrote each.
         current_rows as materialized (
             select u.group_id, u.user_key, u.impression_days, u.dismissal_days, u.control_impression_days,
@@ -597,6 +605,7 @@ begin
             from (
                 select distinct v.after, v.finding_id, v.user_key, k.kind, k.day
                 from versions as v
+                join touched_findings as t on t.finding_id = v.finding_id and t.user_key = v.user_key
                 cross join cardinal.report_finding_kind_days(v.channel, v.impression_days, v.dismissal_days,
                                                              v.control_impression_days, v.send_days,
                                                              v.control_send_days) as k
@@ -640,11 +649,11 @@ begin
         ),
         -- Rows leave and join report_several_arm_users apart (a statement cannot delete and insert one key).
         left_several as (
+            -- A hash join with the touched keys: the table holds a few users per campaign, and an index
+            -- condition on an array of every touched user would be searched once per row.
             delete from cardinal.report_several_arm_users as s
             using touched as t
-            where s.app_id = any(array(select distinct t.app_id from touched as t))
-              and s.user_key = any(array(select distinct t.user_key from touched as t))
-              and s.app_id = t.app_id and s.campaign_id = t.campaign_key and s.canvas_id = t.canvas_key
+            where s.app_id = t.app_id and s.campaign_id = t.campaign_key and s.canvas_id = t.canvas_key
               and s.user_key = t.user_key
               and not exists (
                   select from several as n
@@ -1322,3 +1331,16 @@ as $function$
              f.kind, f.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.channel, f.platform,
              f.sdk_version, f.app_version;
 $function$;
+
+
+-- fold_report_state's comment (0051) said it folds every unfolded event; since 0064 a fold takes a long queue
+-- in parts. A comment only: the function is unchanged.
+comment on function cardinal.fold_report_state() is
+    'Folds the unfolded events (report_unfolded_events) into the report state: every event stored past the '
+    'watermark, and of the re-queued events (report_fold_queue) all of them or, when there are more than '
+    'cardinal.fold_queue_budget, one part of the users (0064); advances the watermark and returns how many, or '
+    'NULL when another fold holds the state lock. Learns identity links first (fold_identity_links, 0032), then '
+    'reads the pending events once (take_report_fold_snapshot, 0038) for every step, report_control_exposures '
+    '(0040) and report_campaign_receipts (0043) among them, before the conversions reach '
+    'report_conversion_value_state and report_conversion_state (0051), and records its snapshot''s horizon '
+    '(next_xid, running_xids, 0041). Must run in a REPEATABLE READ transaction.';
