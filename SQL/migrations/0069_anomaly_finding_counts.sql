@@ -46,6 +46,41 @@
 --   has a pending day of the kind in the range and no folded one there: the report reads those users' folded
 --   rows by user key (as send_arms does since 0055).
 --
+-- * An upsert (INSERT ... ON CONFLICT DO UPDATE, as the fold writes the state) fires the insert trigger with the
+--   rows it inserted and the update trigger with the rows it updated, each seeing the table after the whole
+--   statement. The firings are counted as the statement's two halves in a row (the update, then the insert),
+--   whatever their order: the update's firing leaves out the rows the statement inserted, which it tells from
+--   the rest by their system columns (the same xmin and cmin as its own new rows). Without that, a user with an
+--   inserted and an updated row of one finding group was counted twice over: the property tests' table checks
+--   failed on 2 of their workloads before this was handled.
+--
+-- * The pairs are made only for the finding groups of the changed rows (the user's other rows of the campaign
+--   count for its campaign pairs and arms only). What the trigger costs, in psql with track_functions on the
+--   fold_steps.sql data, a fold of 50,000 events of 10,000 existing users each on a new day (every touched row
+--   gains a day: the worst case; later events of a day change no day set and are left out): 0.86-0.89 s of
+--   10-14 s folds, 0055's trigger 0.12-0.15 s of the same (load average 5-6, test suites running beside). The
+--   whole fold_steps.sql, three alternating runs each with the triggers enabled and disabled: fresh fold 6.8-11.0
+--   against 9.2-12.9 s (noise larger than the difference), re-keyed fold 41.0-52.2 against 36.8-47.3 s (the
+--   identity step's deletions fire it too).
+--
+-- * Measured in psql on the 1 M-event bench (scripts/bench/seed_reports.sql, 437,624 state rows, 1,800 finding
+--   groups), report days 2026-11-01..30, against the same database before the migration, alternately, on a
+--   machine loaded by test suites (load average 5-7): anomalies_of_0017 for the whole app 4.9-6.3 s before,
+--   1.7-2.9 s after; c38 134-261 ms before, 64-118 ms after; c17 205-225 ms before, 65-232 ms after (its time
+--   is the clicks and dismissals, below). cardinal.anomalies (with anomalies_since_0027) for the app,
+--   2026-11-04..12-03, three runs each: 9.2-10.5 s before, 4.0-4.8 s after; c17 256-395 ms before, 193-300 ms
+--   after. The same rows (md5) before and after for the app, c17, c38 and 2026-11-10..16. The migration took
+--   14 s there: 206,913 finding-group pairs (24 MB), 10,659 campaign pairs, 4 users of several arms, the
+--   user_key index 9.6 MB.
+--
+-- * Not done: the clicks and dismissals (click_without_impression, dismissal_without_impression,
+--   control_interaction) still read the acting users' rows and their first impressions per step: most of what
+--   is left (an auto_explain profile of the app at 1 M under load: 1.35 s in step_exposures and 0.45 s in
+--   interaction_times of a 3.3 s run).
+--   Their counts per finding group and day would be exact for users never exposed to control (whether a click
+--   came before the step's first impression does not depend on the range), with the users exposed to control
+--   read apart, and pending events re-judging their users' folded clicks.
+--
 -- * Rows, arguments and return types are 0033's.
 
 
@@ -454,6 +489,13 @@ begin
     end loop;
 end
 $comments$;
+
+
+-- The counts are report state: the reader role reads them, as it reads every other (0008).
+grant select on cardinal.report_findings, cardinal.report_finding_day_users, cardinal.report_source_day_users,
+                cardinal.report_several_arm_users, cardinal.report_finding_day_users_of_rows,
+                cardinal.report_source_day_users_of_rows, cardinal.report_several_arm_users_of_rows
+    to cardinal_reader;
 
 
 -- The statement triggers of report_user_state: the touched users' day sets of the touched sources before and
