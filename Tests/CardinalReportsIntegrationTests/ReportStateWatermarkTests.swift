@@ -281,4 +281,41 @@ import TestSupport
         #expect(try fixture.uniqueImpressions() == (unique: 3, differences: 0))
         #expect(try fixture.state.fold() == 0)
     }
+
+    @Test("A fold refuses another cluster's watermark, and after the rebase and a rebuild every event is counted and new ones fold")
+    func foldRefusesAWatermarkAheadOfTheCluster() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        try fixture.storeImpressions(of: ["u1", "u2"], on: fixture.connection)
+        #expect(try fixture.state.fold() == 2)
+        // What a logical dump restored into a younger cluster looks like: the watermark a million ids ahead.
+        try fixture.connection.execute(
+            "update cardinal.report_fold_watermark set folded_below = folded_below + 1000000, next_xid = next_xid + 1000000"
+        )
+        try fixture.storeImpressions(of: ["u3"], on: fixture.connection)
+        // Without 0070 the fold took nothing and the report missed u3, with no error anywhere.
+        #expect(try fixture.uniqueImpressions().unique == 2)
+        let refused = #expect(throws: PostgresError.self) { try fixture.state.fold() }
+        #expect(refused?.sqlState == SQLState(rawValue: "55000"), "\(String(describing: refused))")
+        #expect(refused?.message.contains("ahead of this cluster's transactions") == true)
+        // cardinald folds only when the backlog read finds events, which it would not: that read raises too.
+        #expect(throws: PostgresError.self) { try fixture.state.backlog() }
+
+        let cleared = try fixture.connection.query("select cardinal.rebase_report_state_watermark()")
+            .first?.decode(Int64.self, at: 0)
+        #expect(cleared == 3)
+        #expect(try fixture.state.requeue(appID: fixture.appID) == 3)
+        while try fixture.state.queuedEvents() > 0 {
+            _ = try fixture.state.fold()
+        }
+        #expect(try fixture.uniqueImpressions() == (unique: 3, differences: 0))
+        try fixture.storeImpressions(of: ["u4"], on: fixture.connection)
+        #expect(try fixture.state.fold() == 1)
+        #expect(try fixture.uniqueImpressions() == (unique: 4, differences: 0))
+
+        // On a healthy cluster the rebase would hide pending events from the fold: it refuses.
+        #expect(throws: PostgresError.self) {
+            try fixture.connection.query("select cardinal.rebase_report_state_watermark()")
+        }
+    }
 }

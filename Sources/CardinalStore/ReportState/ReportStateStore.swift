@@ -22,8 +22,11 @@ public struct ReportStateStore {
         }
     }
 
-    /// What is waiting for the fold.
+    /// What is waiting for the fold. Throws when the fold's watermark counts in another cluster's transaction ids
+    /// (a logical dump restored here), which no fold would ever pass: see `cardinal.rebase_report_state_watermark()`.
     public func backlog() throws -> ReportStateBacklog {
+        // A watermark of another cluster's ids makes the backlog look empty forever; this raises instead (0070).
+        try connection.execute("select cardinal.check_report_fold_watermark()")
         let row = try connection.query(
             """
             select events, extract(epoch from clock_timestamp() - oldest_received_at)::double precision
