@@ -55,6 +55,10 @@ $function$;
 
 alter function cardinal.check_report_fold_watermark() owner to cardinal_owner;
 
+-- Those who may read the backlog may ask: cardinald's role and the reader (0021's report_state_backlog).
+revoke execute on function cardinal.check_report_fold_watermark() from public;
+grant execute on function cardinal.check_report_fold_watermark() to cardinal_ingest, cardinal_reader;
+
 comment on function cardinal.check_report_fold_watermark() is
     'Raises object_not_in_prerequisite_state when report_fold_watermark.folded_below is above the oldest '
     'running transaction, which one cluster never allows: the ids are another cluster''s (a logical dump '
