@@ -604,20 +604,19 @@ begin
     execute format($statement$
         with changed as materialized (%1$s),
         -- The (app, campaign or canvas, user) whose day sets may have changed.
-        touched as materialized (
-            select distinct g.app_id, coalesce(g.campaign_id, '') as campaign_key,
+        -- The finding groups and campaigns (canvases) of the changed rows, per user: the user's other rows of a
+        -- campaign change only its campaign's counts and arms.
+        touched_findings as materialized (
+            select distinct g.finding_id, g.app_id, coalesce(g.campaign_id, '') as campaign_key,
                    coalesce(g.canvas_id, '') as canvas_key, c.user_key
             from changed as c
             join cardinal.report_groups as g on g.group_id = c.group_id
             where not g.test and (g.campaign_id is not null or g.canvas_id is not null)
         ),
-        -- The finding groups whose users' day sets may have changed: the user's other rows of the source
-        -- change only its campaign's counts and arms.
-        touched_findings as materialized (
-            select distinct g.finding_id, c.user_key
-            from changed as c
-            join cardinal.report_groups as g on g.group_id = c.group_id
-            where not g.test and (g.campaign_id is not null or g.canvas_id is not null)
+        -- The (app, campaign or canvas, user) whose day sets may have changed.
+        touched as materialized (
+            select distinct t.app_id, t.campaign_key, t.canvas_key, t.user_key
+            from touched_findings as t
         ),
         -- The touched users' rows now, with the transaction and command that wrote each.
         current_rows as materialized (
