@@ -11,9 +11,10 @@
 --   million ids ahead: an event stored then was counted nowhere, silently. A physical backup (pg_basebackup,
 --   point-in-time recovery) keeps the ids and is not concerned.
 --
--- * In one cluster the watermark can never pass the oldest running transaction: a fold sets it to its
---   snapshot's xmin at most, and a later snapshot's xmin is never lower. So a watermark above
---   pg_snapshot_xmin(pg_current_snapshot()) means another cluster's ids, and the fold (cardinald's periodic
+-- * In one cluster the watermark can never pass the next transaction id: it is made of ids that were handed
+--   out (it may pass an older transaction still running, one that stored no event, so the oldest running one
+--   is no bound: a first version of this check compared with it and stopped a fold in CI). So a watermark
+--   above pg_snapshot_xmax(pg_current_snapshot()) means another cluster's ids, and the fold (cardinald's periodic
 --   one, `cardinal state fold`, the rebuild's) now stops with an error that names the remedy, instead of
 --   folding nothing while the state drifts from the events. cardinald folds only when the backlog read finds
 --   something pending, which it never would here, so ReportStateStore.backlog() (cardinald's fold loop,
@@ -38,12 +39,12 @@ create function cardinal.check_report_fold_watermark()
 as $function$
 declare
     watermark bigint;
-    oldest    bigint := pg_snapshot_xmin(pg_current_snapshot())::text::bigint;
+    next_id   bigint := pg_snapshot_xmax(pg_current_snapshot())::text::bigint;
 begin
     select w.folded_below into strict watermark from cardinal.report_fold_watermark as w;
-    if watermark > oldest then
-        raise exception 'the report-state watermark (transaction %) is ahead of this cluster''s transactions (%)',
-                watermark, oldest
+    if watermark > next_id then
+        raise exception 'the report-state watermark (transaction %) is ahead of this cluster''s next transaction id (%)',
+                watermark, next_id
             using errcode = 'object_not_in_prerequisite_state',
                   detail = 'The database was most likely restored from a logical dump into another cluster: no '
                            'event stored since would ever be folded.',
@@ -60,8 +61,8 @@ revoke execute on function cardinal.check_report_fold_watermark() from public;
 grant execute on function cardinal.check_report_fold_watermark() to cardinal_ingest, cardinal_reader;
 
 comment on function cardinal.check_report_fold_watermark() is
-    'Raises object_not_in_prerequisite_state when report_fold_watermark.folded_below is above the oldest '
-    'running transaction, which one cluster never allows: the ids are another cluster''s (a logical dump '
+    'Raises object_not_in_prerequisite_state when report_fold_watermark.folded_below is above the next '
+    'transaction id, which one cluster never allows: the ids are another cluster''s (a logical dump '
     'restored here). fold_report_state() calls it first (0070).';
 
 
@@ -73,13 +74,14 @@ as $function$
 declare
     watermark bigint;
     oldest    bigint := pg_snapshot_xmin(pg_current_snapshot())::text::bigint;
+    next_id   bigint := pg_snapshot_xmax(pg_current_snapshot())::text::bigint;
     cleared   bigint;
 begin
     perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
     select w.folded_below into strict watermark from cardinal.report_fold_watermark as w;
-    if watermark <= oldest then
-        raise exception 'the report-state watermark (transaction %) is not ahead of this cluster''s transactions (%)',
-                watermark, oldest
+    if watermark <= next_id then
+        raise exception 'the report-state watermark (transaction %) is not ahead of this cluster''s next transaction id (%)',
+                watermark, next_id
             using errcode = 'object_not_in_prerequisite_state',
                   hint = 'Nothing to rebase: this function is for a database restored from a logical dump into '
                          'another cluster.';

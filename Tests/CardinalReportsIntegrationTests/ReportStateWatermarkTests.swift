@@ -297,7 +297,7 @@ import TestSupport
         #expect(try fixture.uniqueImpressions().unique == 2)
         let refused = #expect(throws: PostgresError.self) { try fixture.state.fold() }
         #expect(refused?.sqlState == SQLState(rawValue: "55000"), "\(String(describing: refused))")
-        #expect(refused?.message.contains("ahead of this cluster's transactions") == true)
+        #expect(refused?.message.contains("ahead of this cluster's next transaction id") == true)
         // cardinald folds only when the backlog read finds events, which it would not: that read raises too.
         #expect(throws: PostgresError.self) { try fixture.state.backlog() }
 
