@@ -178,6 +178,12 @@ select create_distributed_table('cardinal.report_arm_day_users', 'app_id');
 select create_reference_table('cardinal.report_finding_day_users');
 select create_reference_table('cardinal.report_source_day_users');
 select create_distributed_table('cardinal.report_several_arm_users', 'app_id');
+-- The anomalies' interaction counts (0071): day pairs and per-day counts per finding group, like 0069's, so
+-- reference tables; the users exposed to control who act are a few per campaign, read by app, so distributed by
+-- app_id. The same trigger keeps them (above). Changed: nothing in the functions. Not yet run on Citus.
+select create_reference_table('cardinal.report_interaction_day_users');
+select create_reference_table('cardinal.report_interaction_day_events');
+select create_distributed_table('cardinal.report_control_acting_users', 'app_id');
 -- The identity links (0032): one row per device that logged in, joined by device to every unfolded event, so a
 -- reference table. NOT YET WORKING under Citus: the fold learns logins from the events past the watermark
 -- (unfolded_identified_events), which stays empty here (stored_xid is NULL), and the queue carries no device_id.

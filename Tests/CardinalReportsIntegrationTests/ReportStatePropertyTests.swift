@@ -323,8 +323,9 @@ import TestSupport
         }
 
         /// How many rows of the app's control counts (0046), further goal counts (0049), send arm days and pairs
-        /// (0055) and the anomalies' finding and source pairs and users of several arms (0069) differ from what
-        /// its control rows and per-user state make.
+        /// (0055), the anomalies' finding and source pairs and users of several arms (0069) and their interaction
+        /// pairs, interaction counts and control users who act (0071) differ from what its control rows and
+        /// per-user state make.
         func stateCountsDifferingFromRows(app name: String) throws -> Int64 {
             try connection.query(
                 """
@@ -364,6 +365,28 @@ import TestSupport
                 ),
                 counted_several as (
                     select * from cardinal.report_several_arm_users_of_rows where app_id in (select app_id from app)
+                ),
+                kept_interaction_pairs as (
+                    select * from cardinal.report_interaction_day_users
+                    where finding_id in (select finding_id from findings)
+                ),
+                counted_interaction_pairs as (
+                    select * from cardinal.report_interaction_day_users_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_interaction_events as (
+                    select * from cardinal.report_interaction_day_events
+                    where finding_id in (select finding_id from findings)
+                ),
+                counted_interaction_events as (
+                    select * from cardinal.report_interaction_day_events_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_control_acting as (
+                    select * from cardinal.report_control_acting_users where app_id in (select app_id from app)
+                ),
+                counted_control_acting as (
+                    select * from cardinal.report_control_acting_users_of_rows where app_id in (select app_id from app)
                 )
                 select (select count(*) from (table kept except table counted) as extra)
                        + (select count(*) from (table counted except table kept) as missing)
@@ -379,6 +402,12 @@ import TestSupport
                        + (select count(*) from (table counted_source_pairs except table kept_source_pairs) as missing_source_pairs)
                        + (select count(*) from (table kept_several except table counted_several) as extra_several)
                        + (select count(*) from (table counted_several except table kept_several) as missing_several)
+                       + (select count(*) from (table kept_interaction_pairs except table counted_interaction_pairs) as extra_interaction_pairs)
+                       + (select count(*) from (table counted_interaction_pairs except table kept_interaction_pairs) as missing_interaction_pairs)
+                       + (select count(*) from (table kept_interaction_events except table counted_interaction_events) as extra_interaction_events)
+                       + (select count(*) from (table counted_interaction_events except table kept_interaction_events) as missing_interaction_events)
+                       + (select count(*) from (table kept_control_acting except table counted_control_acting) as extra_control_acting)
+                       + (select count(*) from (table counted_control_acting except table kept_control_acting) as missing_control_acting)
                 """,
                 [name]
             ).first!.decode(Int64.self, at: 0)
@@ -421,6 +450,7 @@ import TestSupport
         var canvasRows: Int64 = 0
         var sendArmRows: Int64 = 0
         var findingRows: Int64 = 0
+        var controlActingUsers: Int64 = 0
         for seed in seeds {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -478,6 +508,13 @@ import TestSupport
             // As cardinald would by now: the next workload's reports then read only its own queued events.
             _ = try bench.state.fold()
             #expect(try bench.stateCountsDifferingFromRows(app: app) == 0, "state counts, workload \(seed)")
+            controlActingUsers += try bench.connection.query(
+                """
+                select count(*) from cardinal.report_control_acting_users
+                where app_id = (select app_id from cardinal.apps where name = $1)
+                """,
+                [app]
+            ).first!.decode(Int64.self, at: 0)
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(workloads) * 5)
@@ -485,6 +522,9 @@ import TestSupport
         #expect(canvasRows > Int64(workloads))
         #expect(sendArmRows > Int64(workloads))
         #expect(findingRows > Int64(workloads))
+        // Nor without users exposed to control who click or dismiss, whom the interaction counts leave to the
+        // report (0071).
+        #expect(controlActingUsers > Int64(workloads), "\(controlActingUsers) control users who act")
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """
