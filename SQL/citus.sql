@@ -184,6 +184,16 @@ select create_distributed_table('cardinal.report_several_arm_users', 'app_id');
 select create_reference_table('cardinal.report_interaction_day_users');
 select create_reference_table('cardinal.report_interaction_day_events');
 select create_distributed_table('cardinal.report_control_acting_users', 'app_id');
+-- The session counts (0072): per finding group and day, so reference tables like 0069's; the users with a session
+-- across days are a few per finding group, keyed by it, so a reference table too. The trigger on
+-- report_session_state reads the touched users' rows by the primary key, which Citus would have to run on the
+-- coordinator as 0069's. Changed: nothing in the functions. Not yet run on Citus.
+select create_reference_table('cardinal.report_session_units');
+select create_reference_table('cardinal.report_session_day_users');
+select create_reference_table('cardinal.report_session_apart_users');
+-- The step day counts (0072): a few rows per campaign step and day, read per app, so distributed by app_id. The
+-- trigger on report_daily_counts reads its transition tables only.
+select create_distributed_table('cardinal.report_step_daily_counts', 'app_id');
 -- The identity links (0032): one row per device that logged in, joined by device to every unfolded event, so a
 -- reference table. NOT YET WORKING under Citus: the fold learns logins from the events past the watermark
 -- (unfolded_identified_events), which stays empty here (stored_xid is NULL), and the queue carries no device_id.

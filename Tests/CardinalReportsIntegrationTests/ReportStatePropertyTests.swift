@@ -323,9 +323,10 @@ import TestSupport
         }
 
         /// How many rows of the app's control counts (0046), further goal counts (0049), send arm days and pairs
-        /// (0055), the anomalies' finding and source pairs and users of several arms (0069) and their interaction
-        /// pairs, interaction counts and control users who act (0071) differ from what its control rows and
-        /// per-user state make.
+        /// (0055), the anomalies' finding and source pairs and users of several arms (0069), their interaction
+        /// pairs, interaction counts and control users who act (0071) and their session counts, session pairs,
+        /// users with a session across days and step day counts (0072) differ from what its control rows and
+        /// per-user, session and daily state make.
         func stateCountsDifferingFromRows(app name: String) throws -> Int64 {
             try connection.query(
                 """
@@ -387,6 +388,34 @@ import TestSupport
                 ),
                 counted_control_acting as (
                     select * from cardinal.report_control_acting_users_of_rows where app_id in (select app_id from app)
+                ),
+                kept_session_units as (
+                    select * from cardinal.report_session_units where finding_id in (select finding_id from findings)
+                ),
+                counted_session_units as (
+                    select * from cardinal.report_session_units_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_session_pairs as (
+                    select * from cardinal.report_session_day_users where finding_id in (select finding_id from findings)
+                ),
+                counted_session_pairs as (
+                    select * from cardinal.report_session_day_users_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_session_apart as (
+                    select * from cardinal.report_session_apart_users
+                    where finding_id in (select finding_id from findings)
+                ),
+                counted_session_apart as (
+                    select * from cardinal.report_session_apart_users_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_step_days as (
+                    select * from cardinal.report_step_daily_counts where app_id in (select app_id from app)
+                ),
+                counted_step_days as (
+                    select * from cardinal.report_step_daily_counts_of_rows where app_id in (select app_id from app)
                 )
                 select (select count(*) from (table kept except table counted) as extra)
                        + (select count(*) from (table counted except table kept) as missing)
@@ -408,6 +437,14 @@ import TestSupport
                        + (select count(*) from (table counted_interaction_events except table kept_interaction_events) as missing_interaction_events)
                        + (select count(*) from (table kept_control_acting except table counted_control_acting) as extra_control_acting)
                        + (select count(*) from (table counted_control_acting except table kept_control_acting) as missing_control_acting)
+                       + (select count(*) from (table kept_session_units except table counted_session_units) as extra_session_units)
+                       + (select count(*) from (table counted_session_units except table kept_session_units) as missing_session_units)
+                       + (select count(*) from (table kept_session_pairs except table counted_session_pairs) as extra_session_pairs)
+                       + (select count(*) from (table counted_session_pairs except table kept_session_pairs) as missing_session_pairs)
+                       + (select count(*) from (table kept_session_apart except table counted_session_apart) as extra_session_apart)
+                       + (select count(*) from (table counted_session_apart except table kept_session_apart) as missing_session_apart)
+                       + (select count(*) from (table kept_step_days except table counted_step_days) as extra_step_days)
+                       + (select count(*) from (table counted_step_days except table kept_step_days) as missing_step_days)
                 """,
                 [name]
             ).first!.decode(Int64.self, at: 0)
@@ -451,6 +488,7 @@ import TestSupport
         var sendArmRows: Int64 = 0
         var findingRows: Int64 = 0
         var controlActingUsers: Int64 = 0
+        var usersWithSessionsAcrossDays: Int64 = 0
         for seed in seeds {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -515,6 +553,15 @@ import TestSupport
                 """,
                 [app]
             ).first!.decode(Int64.self, at: 0)
+            usersWithSessionsAcrossDays += try bench.connection.query(
+                """
+                select count(*) from cardinal.report_session_apart_users
+                where finding_id in (
+                    select finding_id from cardinal.report_findings
+                    where app_id = (select app_id from cardinal.apps where name = $1))
+                """,
+                [app]
+            ).first!.decode(Int64.self, at: 0)
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(workloads) * 5)
@@ -525,6 +572,8 @@ import TestSupport
         // Nor without users exposed to control who click or dismiss, whom the interaction counts leave to the
         // report (0071).
         #expect(controlActingUsers > Int64(workloads), "\(controlActingUsers) control users who act")
+        // Nor without sessions across report days, which the session counts leave to the report (0072).
+        #expect(usersWithSessionsAcrossDays > Int64(workloads), "\(usersWithSessionsAcrossDays) users with sessions across days")
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """
