@@ -266,3 +266,44 @@ extension AnomalyKindsTests {
         }
     }
 }
+
+extension AnomalyKindsTests {
+    @Test("A campaign without control counts each variant user once, whether folded, pending or both, per channel")
+    func controlArmAbsentOverFoldedAndPendingUsers() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let impression = { (user: Int, day: Int, campaign: String, channel: Channel) in
+            event(.impression, channel, at: scenario.time(day, "01:00"), user: "u\(user)", campaign: campaign)
+        }
+        // c1 (content cards only) and c2 (content cards, and one in-app message) get the same users: 150 who
+        // see them on day 10 and 10 who saw them on day 5 only, all folded ...
+        var folded: [Event] = []
+        for campaign in ["c1", "c2"] {
+            folded += (0..<150).map { impression($0, 10, campaign, .contentCard) }
+            folded += (150..<160).map { impression($0, 5, campaign, .contentCard) }
+        }
+        try scenario.write(folded)
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        // ... then, pending: 30 of the first see them again on day 10 (counted once), the 10 see them on day 10
+        // (folded, but not in the range) and 40 new users: 150 + 10 + 40 = 200 users in the range.
+        var pending: [Event] = []
+        for campaign in ["c1", "c2"] {
+            pending += (120..<150).map { impression($0, 10, campaign, .contentCard) }
+            pending += (150..<200).map { impression($0, 10, campaign, .contentCard) }
+        }
+        pending.append(impression(7, 10, "c2", .inAppMessage))
+        try scenario.write(pending)
+        let found = try findings(scenario, 10, 10, kind: .controlImpressionsMissing)
+        // c2's in-app message user is one user of that channel, too few for a finding of its own.
+        #expect(found.map { [$0.campaignID, $0.channel] } == [["c1", "content_card"], ["c2", "content_card"]])
+        #expect(found.map { $0.evidence["variant_impression_users"] } == [200, 200])
+        // The same after everything is folded.
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        #expect(try findings(scenario, 10, 10, kind: .controlImpressionsMissing).map { $0.evidence["variant_impression_users"] }
+                == [200, 200])
+        // Days 5 to 10 hold the same 200 users; day 5 alone the 10.
+        #expect(try findings(scenario, 5, 10, kind: .controlImpressionsMissing).map { $0.evidence["variant_impression_users"] }
+                == [200, 200])
+        #expect(try findings(scenario, 5, 5, kind: .controlImpressionsMissing) == [])
+    }
+}

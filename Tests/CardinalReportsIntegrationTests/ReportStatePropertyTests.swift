@@ -325,8 +325,9 @@ import TestSupport
         /// How many rows of the app's control counts (0046), further goal counts (0049), send arm days and pairs
         /// (0055), the anomalies' finding and source pairs and users of several arms (0069), their interaction
         /// pairs, interaction counts and control users who act (0071) and their session counts, session pairs,
-        /// users with a session across days and step day counts (0072) differ from what its control rows and
-        /// per-user, session and daily state make.
+        /// users with a session across days and step day counts (0072) and dismissal pairs, dismissal day counts
+        /// and users who repeat a card (0074) differ from what its control rows and per-user, session, dismissal
+        /// and daily state make.
         func stateCountsDifferingFromRows(app name: String) throws -> Int64 {
             try connection.query(
                 """
@@ -416,6 +417,28 @@ import TestSupport
                 ),
                 counted_step_days as (
                     select * from cardinal.report_step_daily_counts_of_rows where app_id in (select app_id from app)
+                ),
+                kept_dismissal_pairs as (
+                    select * from cardinal.report_dismissal_day_users where finding_id in (select finding_id from findings)
+                ),
+                counted_dismissal_pairs as (
+                    select * from cardinal.report_dismissal_day_users_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_dismissal_days as (
+                    select * from cardinal.report_dismissal_day_counts where finding_id in (select finding_id from findings)
+                ),
+                counted_dismissal_days as (
+                    select * from cardinal.report_dismissal_day_counts_of_rows
+                    where finding_id in (select finding_id from findings)
+                ),
+                kept_dismissal_repeats as (
+                    select * from cardinal.report_dismissal_repeat_users
+                    where finding_id in (select finding_id from findings)
+                ),
+                counted_dismissal_repeats as (
+                    select * from cardinal.report_dismissal_repeat_users_of_rows
+                    where finding_id in (select finding_id from findings)
                 )
                 select (select count(*) from (table kept except table counted) as extra)
                        + (select count(*) from (table counted except table kept) as missing)
@@ -445,6 +468,12 @@ import TestSupport
                        + (select count(*) from (table counted_session_apart except table kept_session_apart) as missing_session_apart)
                        + (select count(*) from (table kept_step_days except table counted_step_days) as extra_step_days)
                        + (select count(*) from (table counted_step_days except table kept_step_days) as missing_step_days)
+                       + (select count(*) from (table kept_dismissal_pairs except table counted_dismissal_pairs) as extra_dismissal_pairs)
+                       + (select count(*) from (table counted_dismissal_pairs except table kept_dismissal_pairs) as missing_dismissal_pairs)
+                       + (select count(*) from (table kept_dismissal_days except table counted_dismissal_days) as extra_dismissal_days)
+                       + (select count(*) from (table counted_dismissal_days except table kept_dismissal_days) as missing_dismissal_days)
+                       + (select count(*) from (table kept_dismissal_repeats except table counted_dismissal_repeats) as extra_dismissal_repeats)
+                       + (select count(*) from (table counted_dismissal_repeats except table kept_dismissal_repeats) as missing_dismissal_repeats)
                 """,
                 [name]
             ).first!.decode(Int64.self, at: 0)
@@ -489,6 +518,7 @@ import TestSupport
         var findingRows: Int64 = 0
         var controlActingUsers: Int64 = 0
         var usersWithSessionsAcrossDays: Int64 = 0
+        var usersRepeatingACard: Int64 = 0
         for seed in seeds {
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
@@ -562,6 +592,15 @@ import TestSupport
                 """,
                 [app]
             ).first!.decode(Int64.self, at: 0)
+            usersRepeatingACard += try bench.connection.query(
+                """
+                select count(*) from cardinal.report_dismissal_repeat_users
+                where finding_id in (
+                    select finding_id from cardinal.report_findings
+                    where app_id = (select app_id from cardinal.apps where name = $1))
+                """,
+                [app]
+            ).first!.decode(Int64.self, at: 0)
         }
         // The comparisons must have had rows to compare, or equality proves nothing.
         #expect(compared > Int64(workloads) * 5)
@@ -574,6 +613,9 @@ import TestSupport
         #expect(controlActingUsers > Int64(workloads), "\(controlActingUsers) control users who act")
         // Nor without sessions across report days, which the session counts leave to the report (0072).
         #expect(usersWithSessionsAcrossDays > Int64(workloads), "\(usersWithSessionsAcrossDays) users with sessions across days")
+        // Nor without users who dismiss a card twice, whom the dismissal counts leave to the report (0074); a
+        // workload has one in about 15 % of the seeds.
+        #expect(usersRepeatingACard > 2, "\(usersRepeatingACard) users who repeat a card")
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
             """
