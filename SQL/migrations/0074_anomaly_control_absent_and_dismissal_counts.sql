@@ -246,27 +246,43 @@ comment on view cardinal.report_dismissal_repeat_users_of_rows is
     'report_dismissal_repeat_users computed from report_dismissal_state: what the trigger keeps the table equal '
     'to (0074).';
 
--- The views' columns mean what the tables' do.
-do $comments$
+-- The views' columns mean what the tables' do: their comments are copied, by a helper that later migrations'
+-- _of_rows views can use too (0069, 0071 and 0072 spell the same loop out).
+create function cardinal.copy_column_comments(view_name regclass, state_table regclass)
+    returns void
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
 declare
     target record;
 begin
     for target in
-        select v.view_name, a.attname as column_name, pg_catalog.col_description(t.attrelid, t.attnum) as description
-        from (
-            values ('report_dismissal_day_users_of_rows', 'cardinal.report_dismissal_day_users'::regclass),
-                   ('report_dismissal_day_counts_of_rows', 'cardinal.report_dismissal_day_counts'::regclass),
-                   ('report_dismissal_repeat_users_of_rows', 'cardinal.report_dismissal_repeat_users'::regclass)
-        ) as v (view_name, state_table)
-        join pg_catalog.pg_attribute as a
-            on a.attrelid = format('cardinal.%I', v.view_name)::regclass and a.attnum > 0
-        join pg_catalog.pg_attribute as t on t.attrelid = v.state_table and t.attname = a.attname
+        select a.attname as column_name, pg_catalog.col_description(t.attrelid, t.attnum) as description
+        from pg_catalog.pg_attribute as a
+        join pg_catalog.pg_attribute as t
+            on t.attrelid = copy_column_comments.state_table and t.attname = a.attname
+        where a.attrelid = copy_column_comments.view_name and a.attnum > 0
     loop
-        execute format('comment on column cardinal.%I.%I is %L', target.view_name, target.column_name,
+        execute format('comment on column %s.%I is %L', copy_column_comments.view_name, target.column_name,
                        target.description);
     end loop;
 end
-$comments$;
+$function$;
+
+alter function cardinal.copy_column_comments(regclass, regclass) owner to cardinal_owner;
+
+revoke execute on function cardinal.copy_column_comments(regclass, regclass) from public;
+
+comment on function cardinal.copy_column_comments(regclass, regclass) is
+    'Comments each column of view_name with the comment of the state_table column of the same name (0074): a '
+    'state table''s _of_rows view means what the table does.';
+
+select cardinal.copy_column_comments('cardinal.report_dismissal_day_users_of_rows',
+                                     'cardinal.report_dismissal_day_users'),
+       cardinal.copy_column_comments('cardinal.report_dismissal_day_counts_of_rows',
+                                     'cardinal.report_dismissal_day_counts'),
+       cardinal.copy_column_comments('cardinal.report_dismissal_repeat_users_of_rows',
+                                     'cardinal.report_dismissal_repeat_users');
 
 
 -- The counts are report state: the reader role reads them, as it reads every other (0008).

@@ -9,14 +9,19 @@ protocol DatabaseCommand: ParsableCommand {
 }
 
 extension ParsedCommand where Command: DatabaseCommand {
-    /// Opens the database named by `--database-url` / `CARDINAL_DATABASE_URL`.
-    func connect() throws -> PostgresConnection {
+    /// The connection string of `--database-url` / `CARDINAL_DATABASE_URL`.
+    func connectionString() throws(UsageError) -> String {
         guard let url = self.databaseURL, !url.isEmpty else {
             throw usageError(
                 "no database given: pass --database-url or set CARDINAL_DATABASE_URL (a libpq connection string or URI)"
             )
         }
-        return try PostgresConnection(connectionString: url)
+        return url
+    }
+
+    /// Opens the database named by `--database-url` / `CARDINAL_DATABASE_URL`.
+    func connect() throws -> PostgresConnection {
+        try PostgresConnection(connectionString: try connectionString())
     }
 
     /// Opens the database for a report: a session set up by the store for the report functions.

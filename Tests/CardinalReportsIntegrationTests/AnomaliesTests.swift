@@ -404,3 +404,45 @@ import Testing
         #expect(control.campaigns.first?.sampleRatio.check?.mismatch == false)
     }
 }
+
+extension AnomaliesTests {
+    @Test("The report with its control part run beside the findings, on a second session, is the sequential one")
+    func sideBySideEqualsSequential() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
+        var events: [Event] = []
+        // A sample ratio mismatch (10 control users against 40) and a dismissal without impression (u0).
+        for index in 0..<40 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
+        }
+        for index in 0..<10 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                control: true))
+        }
+        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0"))
+        try scenario.write(events)
+        let url = scenario.database.url
+        let sequential = try AnomaliesReport.run(
+            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+        )
+        let sideBySide = try AnomaliesReport.runSideBySide(
+            session: scenario.session, openControlSession: { try ReportSession(connectionString: url) },
+            scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+        )
+        #expect(sideBySide == sequential)
+        #expect(Set(sideBySide.findings.map(\.kind)).isSuperset(of: [.sampleRatioMismatch, .dismissalWithoutImpression]))
+    }
+
+    @Test("A control part that cannot open its session fails the side-by-side report with that error")
+    func sideBySideReportsTheControlPartsError() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        #expect(throws: StoreError.self) {
+            try AnomaliesReport.runSideBySide(
+                session: scenario.session, openControlSession: { throw StoreError.appNotFound("elsewhere") },
+                scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+            )
+        }
+    }
+}

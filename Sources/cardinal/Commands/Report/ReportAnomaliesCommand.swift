@@ -1,5 +1,6 @@
 import ArgumentKit
 import CardinalReports
+import CardinalStore
 
 /// `cardinal report anomalies`.
 struct ReportAnomaliesCommand: ConversionReportCommand {
@@ -37,9 +38,10 @@ struct ReportAnomaliesCommand: ConversionReportCommand {
             }
             scope.canvas = canvas
         }
-        let report = try AnomaliesReport.run(
-            session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
-            conversion: parsed.conversion, window: parsed.window
+        let url = try parsed.connectionString()
+        let report = try AnomaliesReport.runSideBySide(
+            session: try parsed.session(for: scope), openControlSession: { try ReportSession(connectionString: url) },
+            scope: scope, asOf: ReportOptions.asOf(parsed.asOf), conversion: parsed.conversion, window: parsed.window
         )
         Console.print(report.render(parsed.format))
         if let threshold = parsed.failOn, threshold.isTripped(by: report.findings) {
