@@ -322,158 +322,43 @@ import TestSupport
             ).map { try $0.decode(String.self, at: 0) }
         }
 
-        /// How many rows of the app's control counts (0046), further goal counts (0049), send arm days and pairs
-        /// (0055), the anomalies' finding and source pairs and users of several arms (0069), their interaction
-        /// pairs, interaction counts and control users who act (0071) and their session counts, session pairs,
-        /// users with a session across days and step day counts (0072) and dismissal pairs, dismissal day counts
-        /// and users who repeat a card (0074) differ from what its control rows and per-user, session, dismissal
-        /// and daily state make.
+        /// The counts the state's triggers keep, each a table whose view `<table>_of_rows` computes it from the
+        /// rows, with the condition that selects an app's rows: control counts (0046), further goal counts
+        /// (0049), send arm days and pairs (0055), the anomalies' finding and source pairs and users of several
+        /// arms (0069), interaction pairs, interaction counts and control users who act (0071), session counts,
+        /// session pairs, users with a session across days and step day counts (0072), and dismissal pairs,
+        /// dismissal day counts and users who repeat a card (0074).
+        private static let keptCounts: [(table: String, appRows: String)] = {
+            let byApp = "app_id in (select app_id from app)"
+            let byFinding = "finding_id in (select finding_id from findings)"
+            return [
+                ("report_control_exposure_days", byApp), ("report_control_goal_days", byApp),
+                ("report_arm_user_days", byApp), ("report_arm_day_users", byApp),
+                ("report_finding_day_users", byFinding), ("report_source_day_users", byApp),
+                ("report_several_arm_users", byApp), ("report_interaction_day_users", byFinding),
+                ("report_interaction_day_events", byFinding), ("report_control_acting_users", byApp),
+                ("report_session_units", byFinding), ("report_session_day_users", byFinding),
+                ("report_session_apart_users", byFinding), ("report_step_daily_counts", byApp),
+                ("report_dismissal_day_users", byFinding), ("report_dismissal_day_counts", byFinding),
+                ("report_dismissal_repeat_users", byFinding),
+            ]
+        }()
+
+        /// How many rows of the app's kept counts (``keptCounts``) differ from what its rows make, either way.
         func stateCountsDifferingFromRows(app name: String) throws -> Int64 {
-            try connection.query(
+            let differences = Self.keptCounts.map { count in
+                let kept = "select * from cardinal.\(count.table) where \(count.appRows)"
+                let made = "select * from cardinal.\(count.table)_of_rows where \(count.appRows)"
+                return """
+                    (select count(*) from ((\(kept)) except (\(made))) as extra)
+                    + (select count(*) from ((\(made)) except (\(kept))) as missing)
+                    """
+            }
+            return try connection.query(
                 """
                 with app as (select app_id from cardinal.apps where name = $1),
-                kept as (select * from cardinal.report_control_exposure_days where app_id in (select app_id from app)),
-                counted as (
-                    select * from cardinal.report_control_exposure_days_of_rows where app_id in (select app_id from app)
-                ),
-                kept_goals as (select * from cardinal.report_control_goal_days where app_id in (select app_id from app)),
-                counted_goals as (
-                    select * from cardinal.report_control_goal_days_of_rows where app_id in (select app_id from app)
-                ),
-                kept_arm_days as (select * from cardinal.report_arm_user_days where app_id in (select app_id from app)),
-                counted_arm_days as (
-                    select * from cardinal.report_arm_user_days_of_rows where app_id in (select app_id from app)
-                ),
-                kept_arm_pairs as (select * from cardinal.report_arm_day_users where app_id in (select app_id from app)),
-                counted_arm_pairs as (
-                    select * from cardinal.report_arm_day_users_of_rows where app_id in (select app_id from app)
-                ),
-                findings as (select finding_id from cardinal.report_findings where app_id in (select app_id from app)),
-                kept_finding_pairs as (
-                    select * from cardinal.report_finding_day_users where finding_id in (select finding_id from findings)
-                ),
-                counted_finding_pairs as (
-                    select * from cardinal.report_finding_day_users_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_source_pairs as (
-                    select * from cardinal.report_source_day_users where app_id in (select app_id from app)
-                ),
-                counted_source_pairs as (
-                    select * from cardinal.report_source_day_users_of_rows where app_id in (select app_id from app)
-                ),
-                kept_several as (
-                    select * from cardinal.report_several_arm_users where app_id in (select app_id from app)
-                ),
-                counted_several as (
-                    select * from cardinal.report_several_arm_users_of_rows where app_id in (select app_id from app)
-                ),
-                kept_interaction_pairs as (
-                    select * from cardinal.report_interaction_day_users
-                    where finding_id in (select finding_id from findings)
-                ),
-                counted_interaction_pairs as (
-                    select * from cardinal.report_interaction_day_users_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_interaction_events as (
-                    select * from cardinal.report_interaction_day_events
-                    where finding_id in (select finding_id from findings)
-                ),
-                counted_interaction_events as (
-                    select * from cardinal.report_interaction_day_events_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_control_acting as (
-                    select * from cardinal.report_control_acting_users where app_id in (select app_id from app)
-                ),
-                counted_control_acting as (
-                    select * from cardinal.report_control_acting_users_of_rows where app_id in (select app_id from app)
-                ),
-                kept_session_units as (
-                    select * from cardinal.report_session_units where finding_id in (select finding_id from findings)
-                ),
-                counted_session_units as (
-                    select * from cardinal.report_session_units_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_session_pairs as (
-                    select * from cardinal.report_session_day_users where finding_id in (select finding_id from findings)
-                ),
-                counted_session_pairs as (
-                    select * from cardinal.report_session_day_users_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_session_apart as (
-                    select * from cardinal.report_session_apart_users
-                    where finding_id in (select finding_id from findings)
-                ),
-                counted_session_apart as (
-                    select * from cardinal.report_session_apart_users_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_step_days as (
-                    select * from cardinal.report_step_daily_counts where app_id in (select app_id from app)
-                ),
-                counted_step_days as (
-                    select * from cardinal.report_step_daily_counts_of_rows where app_id in (select app_id from app)
-                ),
-                kept_dismissal_pairs as (
-                    select * from cardinal.report_dismissal_day_users where finding_id in (select finding_id from findings)
-                ),
-                counted_dismissal_pairs as (
-                    select * from cardinal.report_dismissal_day_users_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_dismissal_days as (
-                    select * from cardinal.report_dismissal_day_counts where finding_id in (select finding_id from findings)
-                ),
-                counted_dismissal_days as (
-                    select * from cardinal.report_dismissal_day_counts_of_rows
-                    where finding_id in (select finding_id from findings)
-                ),
-                kept_dismissal_repeats as (
-                    select * from cardinal.report_dismissal_repeat_users
-                    where finding_id in (select finding_id from findings)
-                ),
-                counted_dismissal_repeats as (
-                    select * from cardinal.report_dismissal_repeat_users_of_rows
-                    where finding_id in (select finding_id from findings)
-                )
-                select (select count(*) from (table kept except table counted) as extra)
-                       + (select count(*) from (table counted except table kept) as missing)
-                       + (select count(*) from (table kept_goals except table counted_goals) as extra_goals)
-                       + (select count(*) from (table counted_goals except table kept_goals) as missing_goals)
-                       + (select count(*) from (table kept_arm_days except table counted_arm_days) as extra_arm_days)
-                       + (select count(*) from (table counted_arm_days except table kept_arm_days) as missing_arm_days)
-                       + (select count(*) from (table kept_arm_pairs except table counted_arm_pairs) as extra_arm_pairs)
-                       + (select count(*) from (table counted_arm_pairs except table kept_arm_pairs) as missing_arm_pairs)
-                       + (select count(*) from (table kept_finding_pairs except table counted_finding_pairs) as extra_finding_pairs)
-                       + (select count(*) from (table counted_finding_pairs except table kept_finding_pairs) as missing_finding_pairs)
-                       + (select count(*) from (table kept_source_pairs except table counted_source_pairs) as extra_source_pairs)
-                       + (select count(*) from (table counted_source_pairs except table kept_source_pairs) as missing_source_pairs)
-                       + (select count(*) from (table kept_several except table counted_several) as extra_several)
-                       + (select count(*) from (table counted_several except table kept_several) as missing_several)
-                       + (select count(*) from (table kept_interaction_pairs except table counted_interaction_pairs) as extra_interaction_pairs)
-                       + (select count(*) from (table counted_interaction_pairs except table kept_interaction_pairs) as missing_interaction_pairs)
-                       + (select count(*) from (table kept_interaction_events except table counted_interaction_events) as extra_interaction_events)
-                       + (select count(*) from (table counted_interaction_events except table kept_interaction_events) as missing_interaction_events)
-                       + (select count(*) from (table kept_control_acting except table counted_control_acting) as extra_control_acting)
-                       + (select count(*) from (table counted_control_acting except table kept_control_acting) as missing_control_acting)
-                       + (select count(*) from (table kept_session_units except table counted_session_units) as extra_session_units)
-                       + (select count(*) from (table counted_session_units except table kept_session_units) as missing_session_units)
-                       + (select count(*) from (table kept_session_pairs except table counted_session_pairs) as extra_session_pairs)
-                       + (select count(*) from (table counted_session_pairs except table kept_session_pairs) as missing_session_pairs)
-                       + (select count(*) from (table kept_session_apart except table counted_session_apart) as extra_session_apart)
-                       + (select count(*) from (table counted_session_apart except table kept_session_apart) as missing_session_apart)
-                       + (select count(*) from (table kept_step_days except table counted_step_days) as extra_step_days)
-                       + (select count(*) from (table counted_step_days except table kept_step_days) as missing_step_days)
-                       + (select count(*) from (table kept_dismissal_pairs except table counted_dismissal_pairs) as extra_dismissal_pairs)
-                       + (select count(*) from (table counted_dismissal_pairs except table kept_dismissal_pairs) as missing_dismissal_pairs)
-                       + (select count(*) from (table kept_dismissal_days except table counted_dismissal_days) as extra_dismissal_days)
-                       + (select count(*) from (table counted_dismissal_days except table kept_dismissal_days) as missing_dismissal_days)
-                       + (select count(*) from (table kept_dismissal_repeats except table counted_dismissal_repeats) as extra_dismissal_repeats)
-                       + (select count(*) from (table counted_dismissal_repeats except table kept_dismissal_repeats) as missing_dismissal_repeats)
+                findings as (select finding_id from cardinal.report_findings where app_id in (select app_id from app))
+                select \(differences.joined(separator: "\n+ "))
                 """,
                 [name]
             ).first!.decode(Int64.self, at: 0)
