@@ -4,8 +4,8 @@
 --
 -- Design notes (why, not what):
 --
--- * anomalies for one campaign of the 10 M reports bench took 0.10–0.12 s through the CLI against a goal of
---   100 ms, of which about 25 ms is running the two function bodies. A SQL function's body is planned on each
+-- * anomalies for one campaign of the 10 M reports bench took 0.11 s (0.11–0.15) through the CLI against a goal
+--   of 100 ms, of which about 25 ms is running the two function bodies. A SQL function's body is planned on each
 --   call, with its arguments unknown, so anomalies_since_0027's raw_events was planned for the state's path
 --   too, where `not from_state` is false and it never runs: a scan of identified_events over each of the 17
 --   monthly events partitions (13 months of retention and the months made ahead), each with its six indexes
@@ -79,6 +79,8 @@ as $function$
 $function$;
 alter function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text)
     owner to cardinal_owner;
+grant execute on function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text)
+    to cardinal_reader;
 comment on function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text) is
     'The message events (sends, impressions, clicks, dismissals) of one app from 7 report days before the '
     'range to its end, with the day in the campaign''s report time zone or the app''s, narrowed to a campaign '
