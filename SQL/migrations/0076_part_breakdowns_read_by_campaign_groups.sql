@@ -11,6 +11,12 @@
 --   them (0.4 s). The folded rows of one campaign are now read by its groups' ids, the first column of
 --   report_part_state's key, as the anomalies read a campaign's dismissals (0042), and the aggregates hash
 --   (0053) instead of sorting: the distinct users of a part are counted from one row per user and part.
+--   Measured in psql on that state (median of two, with a seed running on the other core), before and after:
+--   one in-app message campaign by button_id 280 → 45 ms, one banner campaign by placement_id 910 → 495 ms,
+--   every campaign by placement_id 7.4 → 4.5 s and by button_id 1.18 → 0.74 s, the same rows. c10 by
+--   message_id stays at 1.3 s: the bench gives its cards 90,385 message ids, so its 116,388 rows make as many
+--   report rows, which the hash aggregates and the report's ORDER BY (text keys in the database's collation)
+--   take the time of.
 --
 -- * The function was inlined into its callers, so each call also planned its reference side: a scan of
 --   identified_events over every events partition, and unique_impressions_reference_of_0029, itself inlined.
