@@ -24,15 +24,16 @@ import TestSupport
             ReportStateStore(connection: connection)
         }
 
-        /// Stores one impression per user on `writer`, in whatever transaction `writer` has open.
-        func storeImpressions(of users: [String], on writer: PostgresConnection) throws {
+        /// Stores one impression per user on `writer`, in whatever transaction `writer` has open, for the app
+        /// `app` (the fixture's by default).
+        func storeImpressions(of users: [String], on writer: PostgresConnection, app: Int64? = nil) throws {
             for user in users {
                 try writer.execute(
                     """
                     insert into cardinal.events (app_id, id, type, channel, time, user_id, campaign_id)
                     values ($1, gen_random_uuid(), 'impression', 'content_card', now(), $2, 'spring')
                     """,
-                    [appID, user]
+                    [app ?? appID, user]
                 )
             }
         }
@@ -43,9 +44,12 @@ import TestSupport
             try uniqueImpressions(on: connection)
         }
 
-        /// ``uniqueImpressions()`` on `session`, such as a new one that has planned nothing yet.
-        func uniqueImpressions(on session: PostgresConnection) throws -> (unique: Int64, differences: Int64) {
-            let arguments = "'watermark', $1, $1, false, 'spring'"
+        /// ``uniqueImpressions()`` on `session`, such as a new one that has planned nothing yet, of the app named
+        /// `app`.
+        func uniqueImpressions(
+            on session: PostgresConnection, app: String = "watermark"
+        ) throws -> (unique: Int64, differences: Int64) {
+            let arguments = "'\(app)', $1, $1, false, 'spring'"
             let row = try session.query(
                 """
                 select (select sum(unique_impressions) from cardinal.unique_impressions(\(arguments)))::bigint,
@@ -280,6 +284,55 @@ import TestSupport
         #expect(try fixture.state.fold() == 3)
         #expect(try fixture.uniqueImpressions() == (unique: 3, differences: 0))
         #expect(try fixture.state.fold() == 0)
+    }
+
+    @Test("Rebuilding an app after a bulk load queues the load's events of every app, so that the fold takes them in parts")
+    func requeueQueuesPendingTransactionsWhole() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        let other = try AppStore(connection: fixture.connection).create(name: "bystander", reportTimeZone: "UTC").id
+        let users = (1...6).map { "load\($0)" }
+
+        // One transaction stores both apps' events, as a writer batch or a bulk load does; no fold has seen it.
+        let loader = try fixture.database.connect()
+        try loader.execute("begin")
+        try fixture.storeImpressions(of: users, on: loader)
+        try fixture.storeImpressions(of: ["other1", "other2", "other3"], on: loader, app: other)
+        try loader.execute("commit")
+
+        #expect(try fixture.state.requeue(appID: fixture.appID) == 6)
+        #expect(try fixture.state.queuedEvents() == 9)
+        #expect(try fixture.state.backlog().events == 9)
+        #expect(try fixture.uniqueImpressions() == (unique: 6, differences: 0))
+        #expect(try fixture.uniqueImpressions(on: fixture.connection, app: "bystander") == (unique: 3, differences: 0))
+
+        try fixture.connection.execute("set cardinal.fold_queue_budget = 2")
+        var folds: [Int64] = []
+        while try fixture.state.queuedEvents() > 0, folds.count < 20 {
+            folds.append(try fixture.state.fold() ?? -1)
+            #expect(try fixture.state.backlog().events == 9 - folds.reduce(0, +))
+            #expect(try fixture.uniqueImpressions() == (unique: 6, differences: 0))
+        }
+        #expect(folds.count > 1)
+        #expect(folds.reduce(0, +) == 9)
+        #expect(try fixture.state.fold() == 0)
+        #expect(try fixture.uniqueImpressions() == (unique: 6, differences: 0))
+        #expect(try fixture.uniqueImpressions(on: fixture.connection, app: "bystander") == (unique: 3, differences: 0))
+    }
+
+    @Test("A rebuild in the transaction that stores events leaves them, and those it stores after, to the fold")
+    func requeueLeavesItsOwnTransactionPending() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        try fixture.connection.execute("begin")
+        try fixture.storeImpressions(of: ["own1"], on: fixture.connection)
+        #expect(try fixture.state.requeue(appID: fixture.appID) == 1)
+        try fixture.storeImpressions(of: ["own2"], on: fixture.connection)
+        try fixture.connection.execute("commit")
+
+        #expect(try fixture.state.queuedEvents() == 0)
+        #expect(try fixture.state.fold() == 2)
+        #expect(try fixture.uniqueImpressions() == (unique: 2, differences: 0))
     }
 
     @Test("A fold refuses another cluster's watermark, and after the rebase and a rebuild every event is counted and new ones fold")
