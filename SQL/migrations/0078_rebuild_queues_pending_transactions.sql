@@ -13,12 +13,28 @@
 -- * Now the rebuild moves each pending transaction that stored events of the app (of the campaign) into the
 --   queue: all of the transaction's events, every app's, since one writer batch holds several apps' events
 --   and the pending read takes a transaction whole or not at all. The transaction goes into
---   report_folded_xids, which is what the pending read and every "folded or not" test already read
---   (0021): at or above folded_below, an event of a transaction in report_folded_xids is not pending, and
---   is folded unless queued. So each moved event is unfolded once (queued, no longer pending) until the
---   part of the queue that holds it is folded, and the fold prunes the transaction as the watermark passes
---   it, as for any other. The other apps' and campaigns' moved events were pending, so they were in no
---   state and nowhere in the queue: queuing them changes no report.
+--   report_folded_xids, which the pending read and every "folded or not" test already read (0021): at or
+--   above folded_below, an event of a transaction in report_folded_xids is not pending, and counts as
+--   folded unless it is queued. So each moved event is unfolded once (queued, no longer pending) until the
+--   part of the queue that holds it is folded, and a fold prunes the transaction as the watermark passes it,
+--   as any other. The other apps' and campaigns' moved events were pending, so they were in no state and
+--   nowhere in the queue: queued, they are folded in parts like the rest.
+--
+-- * Logins are learned from pending events only (pending_identity_links, 0032 and 0065: a queued event has
+--   no user_id or device_id), and a moved event is pending no more. So before moving anything the rebuild
+--   runs the fold's identity step, fold_identity_links, on the pending events as they are, moved ones
+--   included: the links (and the re-keys they cause) that the fold would have made from them. The next
+--   fold's own identity step finds them learned.
+--
+-- * A fold reads everything from the snapshot its statement began with, then takes the state lock. A
+--   rebuild that committed in between is invisible to it: it would fold a moved transaction from the
+--   pending read while the queue holds it too. The rebuild therefore updates the watermark row (to the
+--   same values), and the fold, once it holds the lock, locks that row: in REPEATABLE READ a row updated
+--   after the snapshot cannot be locked, so the fold stops with a serialization failure before it folds
+--   anything, and its caller folds again (cardinald's ReportStateFolder and `cardinal state` retry on one).
+--   Without the lock the fold failed later and by chance: on the watermark's update (40001), or, while an
+--   older transaction kept the moved one above the fold's xmin, on report_folded_xids' key (23505), which
+--   no caller retries.
 --
 -- * A transaction is moved only when its events are visible, that is committed: a committed transaction's
 --   rows are all visible or none, so nothing of it stays behind. One still running is left to the pending
@@ -26,7 +42,9 @@
 --   transaction could store more after the rebuild): its transaction is recorded in event_storing_xids,
 --   as 0063 recorded every pending one, for an insert that fired no trigger.
 --
--- * Only the body changes: arguments, return value and grants are 0021's.
+-- * Only requeue_report_state's body changes (arguments, return value and grants are 0021's), and
+--   fold_report_state gains the lock, in place, as 0070 added its check. The comments of the watermark,
+--   report_folded_xids and the queue say what they hold now.
 
 create or replace function cardinal.requeue_report_state(app_id bigint, campaign text default null)
     returns bigint
@@ -42,7 +60,25 @@ declare
     queued bigint;
 begin
     perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
+    -- Written so that a fold whose snapshot predates this rebuild fails instead of committing (notes above).
+    update cardinal.report_fold_watermark set next_xid = next_xid;
     select * into strict horizon from cardinal.report_fold_watermark;
+
+    -- The committed transactions whose events of the app the pending read would take by the watermark
+    -- (unfolded_stored_events' two conditions): below, the queue takes them over.
+    select coalesce(array_agg(distinct e.stored_xid), '{}') into moved
+    from cardinal.events as e
+    where e.app_id = target_app
+      and (campaign is null or e.campaign_id = campaign)
+      and e.stored_xid >= horizon.folded_below
+      and (e.stored_xid >= horizon.next_xid or e.stored_xid = any(horizon.running_xids))
+      and e.stored_xid <> own_xid
+      and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid);
+    -- Their logins, while they are still pending: the fold learns links from pending events only.
+    if cardinality(moved) > 0 then
+        perform cardinal.fold_identity_links();
+    end if;
+
     delete from cardinal.report_user_state as u
     using cardinal.report_groups as g
     where g.group_id = u.group_id
@@ -62,17 +98,7 @@ begin
         delete from cardinal.report_conversion_state as c where c.app_id = target_app;
     end if;
 
-    -- The committed transactions whose events of the app the pending read would take by the watermark
-    -- (unfolded_stored_events' two conditions): from now on the queue holds them, and they count as folded
-    -- for the pending read.
-    select coalesce(array_agg(distinct e.stored_xid), '{}') into moved
-    from cardinal.events as e
-    where e.app_id = target_app
-      and (campaign is null or e.campaign_id = campaign)
-      and e.stored_xid >= horizon.folded_below
-      and (e.stored_xid >= horizon.next_xid or e.stored_xid = any(horizon.running_xids))
-      and e.stored_xid <> own_xid
-      and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid);
+    -- From now on the queue holds the moved transactions' events, and the pending read skips them.
     insert into cardinal.report_folded_xids (xid)
     select unnest(moved);
 
@@ -136,3 +162,36 @@ comment on function cardinal.requeue_report_state(bigint, text) is
     'next folds take them from the queue, in parts), and returns how many events the next '
     'fold_report_state() calls will fold for it. Reports are exact meanwhile (they count the unfolded '
     'events). For members of cardinal_owner.';
+
+
+-- fold_report_state locks the watermark row once it holds the state lock (notes above).
+do $lock_watermark$
+declare
+    definition text := pg_catalog.pg_get_functiondef('cardinal.fold_report_state()'::regprocedure);
+    anchor     constant text := '(    -- The links first: they may queue re-keyed events, which the snapshot must hold\.)';
+begin
+    if regexp_count(definition, anchor) <> 1 then
+        raise exception '0078: fold_report_state does not read the way this migration expects';
+    end if;
+    execute regexp_replace(definition, anchor,
+                           E'    -- A rebuild that committed after this fold''s snapshot: a serialization failure, now (0078).\n'
+                           || E'    perform from cardinal.report_fold_watermark for no key update;\n\\1');
+end
+$lock_watermark$;
+
+comment on column cardinal.report_fold_watermark.folded_below is
+    'Every event whose stored_xid is below this is folded into the report state (or re-queued in '
+    'report_fold_queue); at or above it, an event is unfolded unless its stored_xid is in report_folded_xids '
+    '(then it is folded, or queued by a rebuild: 0078).';
+
+comment on table cardinal.report_folded_xids is
+    'Transactions at or above report_fold_watermark.folded_below whose events the pending read must not take: '
+    'folded already (they committed before a fold while an older writer was still running), or moved into '
+    'report_fold_queue whole by a rebuild (requeue_report_state, 0078). Pruned as the watermark passes them.';
+
+comment on table cardinal.report_fold_queue is
+    'Events waiting for the fold outside the pending read (requeue_report_state: a rebuild, a time zone '
+    'change, a retention drop; a re-key of an identity): the columns of cardinal.events the state is made '
+    'of. Emptied by fold_report_state(), in parts when long. Events stored by ingest reach it only when a '
+    'rebuild moves their transaction here before a fold took it (0078); otherwise the fold reads them by '
+    'report_fold_watermark.';

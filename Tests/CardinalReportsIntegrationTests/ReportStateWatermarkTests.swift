@@ -243,7 +243,7 @@ import TestSupport
     }
 
     @Test("Rebuilding an app while some of its events wait for the fold counts each of them once")
-    func requeueLeavesUnfoldedEventsToTheFold() throws {
+    func requeueCountsWaitingEventsOnce() throws {
         let fixture = try Fixture()
         defer { fixture.database.drop() }
         let writer = try fixture.database.connect()
@@ -251,7 +251,8 @@ import TestSupport
         #expect(try fixture.state.fold() == 2)
         try fixture.storeImpressions(of: ["c3"], on: writer)
 
-        // Two folded events go back to the queue; the third is still past the watermark.
+        // Two folded events go back to the queue; the third, stored after the fold, goes there with its
+        // transaction.
         #expect(try fixture.state.requeue(appID: fixture.appID) == 3)
         #expect(try fixture.state.backlog().events == 3)
         #expect(try fixture.uniqueImpressions() == (unique: 3, differences: 0))
@@ -318,6 +319,61 @@ import TestSupport
         #expect(try fixture.state.fold() == 0)
         #expect(try fixture.uniqueImpressions() == (unique: 6, differences: 0))
         #expect(try fixture.uniqueImpressions(on: fixture.connection, app: "bystander") == (unique: 3, differences: 0))
+    }
+
+    @Test("Rebuilding an app after a bulk load learns the load's logins before it queues the load")
+    func requeueLearnsTheLoginsOfTheTransactionsItQueues() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+
+        // A device's anonymous impression, then its first login a minute later: the user's history begins
+        // with the device's, so the reference counts one user.
+        let loader = try fixture.database.connect()
+        try loader.execute("begin")
+        for (user, offset) in [(nil, "-1 minute"), ("member", "0 minutes")] as [(String?, String)] {
+            try loader.execute(
+                """
+                insert into cardinal.events (app_id, id, type, channel, time, user_id, device_id, campaign_id)
+                values ($1, gen_random_uuid(), 'impression', 'content_card', now() + $3::interval, $2, 'phone',
+                        'spring')
+                """,
+                [fixture.appID, user, offset]
+            )
+        }
+        try loader.execute("commit")
+
+        #expect(try fixture.state.requeue(appID: fixture.appID) == 2)
+        let links = try fixture.connection.query("select user_id, merged from cardinal.identity_links")
+        #expect(links.count == 1)
+        #expect(try links.first?.decode(String.self, at: 0) == "member")
+        #expect(try links.first?.decode(Bool.self, at: 1) == true)
+        #expect(try fixture.state.fold() == 2)
+        #expect(try fixture.uniqueImpressions() == (unique: 1, differences: 0))
+    }
+
+    @Test("A fold whose snapshot began before a rebuild queued a bulk load fails instead of folding the load twice")
+    func foldOlderThanTheRebuildFails() throws {
+        let fixture = try Fixture()
+        defer { fixture.database.drop() }
+        let loader = try fixture.database.connect()
+        try loader.execute("begin")
+        try fixture.storeImpressions(of: ["late1", "late2"], on: loader)
+        try loader.execute("commit")
+
+        // The fold's snapshot sees the load pending; the rebuild commits before the fold takes the lock.
+        let folder = try fixture.database.connect()
+        try folder.execute("begin isolation level repeatable read")
+        try folder.execute("select 1")
+        #expect(try fixture.state.requeue(appID: fixture.appID) == 2)
+        let error = #expect(throws: PostgresError.self) {
+            try folder.query("select cardinal.fold_report_state()")
+        }
+        #expect(error?.sqlState == .serializationFailure)
+        try folder.execute("rollback")
+
+        #expect(try fixture.state.fold() == 2)
+        #expect(try fixture.state.fold() == 0)
+        #expect(try fixture.uniqueImpressions() == (unique: 2, differences: 0))
     }
 
     @Test("A rebuild in the transaction that stores events leaves them, and those it stores after, to the fold")
