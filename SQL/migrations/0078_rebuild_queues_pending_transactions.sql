@@ -22,9 +22,13 @@
 --
 -- * Logins are learned from pending events only (pending_identity_links, 0032 and 0065: a queued event has
 --   no user_id or device_id), and a moved event is pending no more. So before moving anything the rebuild
---   runs the fold's identity step, fold_identity_links, on the pending events as they are, moved ones
---   included: the links (and the re-keys they cause) that the fold would have made from them. The next
---   fold's own identity step finds them learned.
+--   runs the fold's identity step, fold_identity_links, on the pending events as they are (every app's,
+--   the moved ones included): the links, and the re-keys they cause, that the next fold would have made.
+--   That fold's own identity step finds them learned (learning a link again changes nothing, 0065). The
+--   pending read looks only at the transactions in event_storing_xids (0061), so the moved ones are
+--   recorded there first, as 0063 recorded every pending one: an insert that fired no trigger (the replica
+--   role, a restore with --disable-triggers) recorded nothing. A time zone change and a retention drop
+--   call requeue_report_state too, and now learn the pending logins as well.
 --
 -- * A fold reads everything from the snapshot its statement began with, then takes the state lock. A
 --   rebuild that committed in between is invisible to it: it would fold a moved transaction from the
@@ -74,8 +78,12 @@ begin
       and (e.stored_xid >= horizon.next_xid or e.stored_xid = any(horizon.running_xids))
       and e.stored_xid <> own_xid
       and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid);
-    -- Their logins, while they are still pending: the fold learns links from pending events only.
+    -- Their logins, while they are still pending: the fold learns links from pending events only, of the
+    -- transactions recorded where the pending read looks (an insert that fired no trigger recorded none).
     if cardinality(moved) > 0 then
+        insert into cardinal.event_storing_xids (xid)
+        select unnest(moved)
+        on conflict (xid) do nothing;
         perform cardinal.fold_identity_links();
     end if;
 
@@ -103,7 +111,7 @@ begin
     select unnest(moved);
 
     -- The rebuild's own events stay pending: recorded where the pending read looks, for an insert that fired
-    -- no trigger (0063).
+    -- no trigger (0063), as the moved transactions are above.
     insert into cardinal.event_storing_xids (xid)
     select own_xid
     where exists (select from cardinal.events as e where e.stored_xid = own_xid)
@@ -158,10 +166,24 @@ $function$;
 comment on function cardinal.requeue_report_state(bigint, text) is
     'Drops the report state of one app (campaign NULL: every campaign, canvas step and conversion) or of '
     'one campaign, queues its stored events again, with every event of the committed transactions that '
-    'stored some of them past the watermark (those transactions recorded in report_folded_xids, so that the '
-    'next folds take them from the queue, in parts), and returns how many events the next '
-    'fold_report_state() calls will fold for it. Reports are exact meanwhile (they count the unfolded '
-    'events). For members of cardinal_owner.';
+    'stored some of them and that no fold has taken yet (after learning the pending logins with '
+    'fold_identity_links; those transactions then recorded in report_folded_xids, so that the next folds '
+    'take them from the queue, in parts), and returns how many events the next fold_report_state() calls '
+    'will fold for it. Its own transaction''s events stay pending. Updates report_fold_watermark, so that a '
+    'fold whose snapshot began before it commits fails with a serialization failure (0078). Reports are '
+    'exact meanwhile (they count the unfolded events). For members of cardinal_owner.';
+
+comment on function cardinal.fold_report_state() is
+    'Folds the unfolded events (report_unfolded_events) into the report state: every event stored past the '
+    'watermark, and of the re-queued events (report_fold_queue) all of them or, when there are more than '
+    'cardinal.fold_queue_budget, one part of the users (0064); advances the watermark and returns how many, '
+    'or NULL when another fold holds the state lock. Learns identity links first (fold_identity_links, '
+    '0032), then reads the pending events once (take_report_fold_snapshot, 0038) for every step, '
+    'report_control_exposures (0040) and report_campaign_receipts (0043) among them, before the conversions '
+    'reach report_conversion_value_state and report_conversion_state (0051), and records its snapshot''s '
+    'horizon (next_xid, running_xids, 0041). Must run in a REPEATABLE READ transaction; fails with a '
+    'serialization failure (40001: fold again) when a rebuild (requeue_report_state) committed after the '
+    'transaction''s snapshot was taken (0078).';
 
 
 -- fold_report_state locks the watermark row once it holds the state lock (notes above).
@@ -190,8 +212,8 @@ comment on table cardinal.report_folded_xids is
     'report_fold_queue whole by a rebuild (requeue_report_state, 0078). Pruned as the watermark passes them.';
 
 comment on table cardinal.report_fold_queue is
-    'Events waiting for the fold outside the pending read (requeue_report_state: a rebuild, a time zone '
-    'change, a retention drop; a re-key of an identity): the columns of cardinal.events the state is made '
-    'of. Emptied by fold_report_state(), in parts when long. Events stored by ingest reach it only when a '
-    'rebuild moves their transaction here before a fold took it (0078); otherwise the fold reads them by '
-    'report_fold_watermark.';
+    'Events waiting for the fold outside the pending read: the columns of cardinal.events the state is made '
+    'of. requeue_report_state (a rebuild, a time zone change, a retention drop) queues folded events again '
+    'and moves here the transactions no fold has taken yet (0078); a re-key of an identity '
+    '(requeue_identity_state) queues folded events again. Emptied by fold_report_state(), in parts when '
+    'long. Other stored events the fold reads from cardinal.events by report_fold_watermark.';
