@@ -29,7 +29,7 @@ declare
         'cardinal.report_unfolded_events_full(bigint, bigint)'::regprocedure);
     old_join constant text := $join$on l.app_id = q.app_id and 'device:' || l.device_id = q.user_key and l.merged$join$;
 begin
-    if array_length(string_to_array(definition, old_join), 1) <> 2 then
+    if array_length(string_to_array(definition, old_join), 1) is distinct from 2 then
         raise exception '0079: report_unfolded_events_full does not read the way this migration expects';
     end if;
     execute replace(definition, old_join,

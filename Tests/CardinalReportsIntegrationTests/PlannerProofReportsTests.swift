@@ -155,14 +155,17 @@ import TestSupport
         #expect(try merged.first?.decode(Int64.self, at: 0) == Int64(devices))
 
         var folded: Int64 = 0
-        while try state.queuedEvents() > 0, folded < 2 * Int64(devices) {
+        for _ in 0..<10 where try state.queuedEvents() > 0 {
             folded += try state.fold() ?? 0
         }
         #expect(folded == Int64(2 * devices))
         // Each device's history is its user's: one unique impression per device.
         let today = ReportDate(utcDayOf: Date())
         let unique = try connection.query(
-            "select sum(unique_impressions)::bigint from cardinal.unique_impressions('logins', $1, $2, false, 'spring')",
+            """
+            select sum(unique_impressions)::bigint
+            from cardinal.unique_impressions('logins', $1, $2, false, 'spring')
+            """,
             [today.adding(days: -1), today.adding(days: 1)]
         ).first?.decode(Int64.self, at: 0)
         #expect(unique == Int64(devices))

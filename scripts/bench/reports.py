@@ -24,8 +24,9 @@ The figures go as JSON to bench-results/reports-<timestamp>.json (the path is pr
 
 Knobs (environment): BENCH_REPORT_EVENTS (10000000), BENCH_RUNS (3, runs per figure), BENCH_RESEED (1 seeds
 again even when the database holds the requested events), BENCH_REPORT_SLOW (15: a command slower than this
-many seconds on its first run is not repeated, so that a slow naive query cannot blow the time budget; the
-table says how many runs each figure has), BENCH_REPORT_DATABASE (cardinal_bench_reports), BENCH_FOLD_EVENTS
+many seconds on its first timed run is not repeated, so that a slow naive query cannot blow the time budget;
+the table says how many runs each figure has; a CLI command runs at least twice: its first run, timed apart,
+then the runs of its median), BENCH_REPORT_DATABASE (cardinal_bench_reports), BENCH_FOLD_EVENTS
 (16000, about a second of the ingest scenario's full load; fewer when the last five days hold fewer events).
 
 Run it with `make bench` (after the ingest scenario; BENCH_SCENARIOS=reports runs it alone) or directly:
@@ -294,8 +295,8 @@ def report_table(seeding, campaign, campaign_events, results, state):
     seeded_how = "reused" if seeding["reused"] else f"seeded in {seeding['seconds']:.0f} s"
     print(f"\nCardinal reports benchmark: {EVENTS:,} events ({seeded_how}), report days {seeding['from_date']} to "
           f"{seeding['to_date']}; one campaign = {campaign} ({campaign_events:,} events). Wall time in seconds: "
-          f"median, min–max, ×runs (up to {RUNS}; once when slower than {SLOW_SECONDS:g} s); the CLI's first run, "
-          f"after the naive SQL before it, apart\n")
+          f"median, min–max, ×runs (up to {RUNS}; once when slower than {SLOW_SECONDS:g} s); the CLI's first run "
+          f"apart (it follows the naive SQL of the figure before, or the scans that chose the campaign)\n")
     print(f"{'report':<19} {'scope':<14} {'first':>7} {'cardinal (CLI)':>25} {'naive SQL':>25} {'speed-up':>9} "
           f"{'rows':>5}  check")
 
