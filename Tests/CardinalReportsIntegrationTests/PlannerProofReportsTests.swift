@@ -168,14 +168,25 @@ import TestSupport
         defer { database.drop() }
         let connection = try database.connect()
         let appID = try AppStore(connection: connection).create(name: "logins", reportTimeZone: "America/Sao_Paulo").id
+        try connection.execute(
+            """
+            insert into cardinal.campaign_settings (app_id, campaign_id, conversion_event, conversion_window)
+            values ($1, $2, $3, interval '1 day')
+            """,
+            [appID, DeviceLoginsWorkload.campaign, DeviceLoginsWorkload.conversion]
+        )
 
-        // Each device's anonymous impression is merged into the user who clicks on it a minute later. Before
-        // 0081, identified_events found a device's first login by reading the app's events in primary-key
-        // order (unique_impressions_reference: over 2 minutes at 30,000 devices), and inside the anomalies
-        // (no nested loops) checked that the user was new with a hash of the app's events built once per
-        // event (anomalies_reference: over 5 minutes). Each now takes a few seconds.
+        // Each device's anonymous impression is merged into the user who clicks on it a minute later, then
+        // converts. Before 0081, identified_events found a device's first login by reading the app's events in
+        // primary-key order (unique_impressions_reference: over 2 minutes at 30,000 devices), and inside the
+        // anomalies (no nested loops) checked that the user was new with a hash of the app's events built once
+        // per event (anomalies_reference: over 5 minutes). Before 0082, the conversions of each recipient were
+        // read from every conversion of the window, as identified_events' user_key has no index. Each now
+        // takes a few seconds.
         let devices = 20_000
-        try DeviceLoginsWorkload.insert(into: connection, appID: appID, devices: devices, loginType: "click")
+        try DeviceLoginsWorkload.insert(
+            into: connection, appID: appID, devices: devices, loginType: "click", converts: true
+        )
         try connection.execute("set jit = off")
         try connection.execute("set statement_timeout = '60s'")
         let today = ReportDate(utcDayOf: Date())
@@ -211,28 +222,33 @@ import TestSupport
             "control_arms_reference",
             """
             select count(*), count(*) filter (where variant_id is null and not control and users = 0)
-            from cardinal.control_arms_reference($1, null, $2, $3, now(), null, '1 day')
+            from cardinal.control_arms_reference($1, null, $2, $3, now())
             """
         )
         let conversions = try timed(
-            "campaign_conversions_reference", "select count(*) from cardinal.campaign_conversions_reference($1, $2, $3)"
+            "campaign_conversions_reference",
+            """
+            select count(*), sum(unique_recipients)::bigint, sum(converters)::bigint
+            from cardinal.campaign_conversions_reference($1, $2, $3)
+            """
         )
         print("planner-proof references:", times.map { "\($0.reference) \($0.time)" }.joined(separator: ", "))
         for (reference, time) in times {
             #expect(time < Self.allowed, "\(reference) took \(time)")
         }
 
-        // Merged, every device is one user with an impression and a click; unmerged, each click would be a
-        // second user's, without an impression.
+        // Merged, every device is one user with an impression, a click and a conversion; unmerged, each click
+        // and conversion would be a second user's, without an impression.
         #expect(try unique.first?.decode(Int64.self, at: 0) == Int64(devices))
         #expect(try unique.first?.decode(Int64.self, at: 1) == Int64(devices))
         #expect(try clicksWithoutImpression.first?.decode(Int64.self, at: 0) == 0)
-        // The hour ago falls on one report day or two in São Paulo, one row per day of the one variant-less row.
+        #expect(try conversions.first?.decode(Int64.self, at: 0) == 1)
+        #expect(try conversions.first?.decode(Int64.self, at: 1) == Int64(devices))
+        #expect(try conversions.first?.decode(Int64.self, at: 2) == Int64(devices))
+        // The hour ago falls on one report day or two in São Paulo: one row per day of the variant-less row.
         #expect((1...2).contains(try byDay.first?.decode(Int64.self, at: 0) ?? 0))
         // One arm, the campaign's variant-less one, without matured users: exposed an hour ago, within the day.
         #expect(try arms.first?.decode(Int64.self, at: 0) == 1)
         #expect(try arms.first?.decode(Int64.self, at: 1) == 1)
-        // No conversion event: no conversion rows.
-        #expect(try conversions.first?.decode(Int64.self, at: 0) == 0)
     }
 }
