@@ -177,16 +177,17 @@ import TestSupport
         )
 
         // Each device's anonymous impression is merged into the user who clicks on it a minute later, then
-        // converts. Before 0081, identified_events found a device's first login by reading the app's events in
+        // converts; the users also get a push. Before 0081, identified_events found a device's first login by reading the app's events in
         // primary-key order (unique_impressions_reference: over 2 minutes at 30,000 devices), and inside the
         // anomalies (no nested loops) checked that the user was new with a hash of the app's events built once
         // per event (anomalies_reference: over 5 minutes). Before 0082, the conversions of each recipient were
-        // read from every conversion of the window, as identified_events' user_key has no index. Each now
-        // takes a few seconds.
+        // read from every conversion of the window, as identified_events' user_key has no index, and the push
+        // opens compared every send with every click (a nested loop over a CTE). Each now takes a few seconds.
         let devices = 20_000
         try DeviceLoginsWorkload.insert(
             into: connection, appID: appID, devices: devices, loginType: "click", converts: true
         )
+        try DeviceLoginsWorkload.insertPushCampaign(into: connection, appID: appID, users: devices)
         try connection.execute("set jit = off")
         try connection.execute("set statement_timeout = '60s'")
         let today = ReportDate(utcDayOf: Date())
@@ -203,13 +204,18 @@ import TestSupport
         let unique = try timed(
             "unique_impressions_reference",
             """
-            select sum(unique_impressions)::bigint, sum(unique_clicks)::bigint
+            select sum(unique_impressions) filter (where campaign_id = 'spring')::bigint,
+                   sum(unique_clicks) filter (where campaign_id = 'spring')::bigint,
+                   sum(influenced_opens) filter (where campaign_id = 'blast')::bigint
             from cardinal.unique_impressions_reference($1, $2, $3)
             """
         )
         let byDay = try timed(
             "unique_impressions_reference by day",
-            "select count(*) from cardinal.unique_impressions_reference($1, $2, $3, false, null, 'day')"
+            """
+            select count(*) from cardinal.unique_impressions_reference($1, $2, $3, false, null, 'day')
+            where campaign_id = 'spring'
+            """
         )
         let clicksWithoutImpression = try timed(
             "anomalies_reference",
@@ -223,6 +229,7 @@ import TestSupport
             """
             select count(*), count(*) filter (where variant_id is null and not control and users = 0)
             from cardinal.control_arms_reference($1, null, $2, $3, now())
+            where campaign_id = 'spring'
             """
         )
         let conversions = try timed(
@@ -242,6 +249,8 @@ import TestSupport
         #expect(try unique.first?.decode(Int64.self, at: 0) == Int64(devices))
         #expect(try unique.first?.decode(Int64.self, at: 1) == Int64(devices))
         #expect(try clicksWithoutImpression.first?.decode(Int64.self, at: 0) == 0)
+        let influenced = (1...devices).filter { $0 % 2 == 0 && $0 % 3 != 0 }.count
+        #expect(try unique.first?.decode(Int64.self, at: 2) == Int64(influenced))
         #expect(try conversions.first?.decode(Int64.self, at: 0) == 1)
         #expect(try conversions.first?.decode(Int64.self, at: 1) == Int64(devices))
         #expect(try conversions.first?.decode(Int64.self, at: 2) == Int64(devices))
