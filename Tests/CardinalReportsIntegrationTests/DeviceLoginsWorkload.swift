@@ -3,7 +3,7 @@ import PostgresClient
 /// A bulk load of devices that log in, inserted in one statement with no `ANALYZE` afterwards: each device
 /// logs an anonymous impression of content card campaign `campaign` an hour ago and, a minute later, an event
 /// of `loginType` under its new user (`user<n>` on `device<n>`); with `converts`, the user also logs a
-/// `conversion` conversion a minute after that. By the identity rule every device's history is its user's,
+/// conversion named ``conversion`` a minute after that. By the identity rule every device's history is its user's,
 /// so the app has one user per device. ``insertPushCampaign(into:appID:users:)`` then sends those users a push.
 enum DeviceLoginsWorkload {
     /// The campaign of every message event.

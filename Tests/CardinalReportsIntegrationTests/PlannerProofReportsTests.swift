@@ -177,12 +177,13 @@ import TestSupport
         )
 
         // Each device's anonymous impression is merged into the user who clicks on it a minute later, then
-        // converts; the users also get a push. Before 0081, identified_events found a device's first login by reading the app's events in
-        // primary-key order (unique_impressions_reference: over 2 minutes at 30,000 devices), and inside the
-        // anomalies (no nested loops) checked that the user was new with a hash of the app's events built once
-        // per event (anomalies_reference: over 5 minutes). Before 0082, the conversions of each recipient were
-        // read from every conversion of the window, as identified_events' user_key has no index, and the push
-        // opens compared every send with every click (a nested loop over a CTE). Each now takes a few seconds.
+        // converts; the users also get a push. Before 0081, identified_events found a device's first login by
+        // reading the app's events in primary-key order (unique_impressions_reference: over 2 minutes at 30,000
+        // devices), and inside the anomalies (no nested loops) checked that the user was new with a hash of the
+        // app's events built once per event (anomalies_reference: over 5 minutes). Before 0082, the conversions
+        // of each recipient were read from every conversion of the window, as identified_events' user_key has no
+        // index, and the push opens compared every send with every click (a nested loop over a CTE). Each now
+        // takes a few seconds.
         let devices = 20_000
         try DeviceLoginsWorkload.insert(
             into: connection, appID: appID, devices: devices, loginType: "click", converts: true

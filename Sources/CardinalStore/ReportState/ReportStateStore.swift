@@ -1,3 +1,4 @@
+import Foundation
 public import PostgresClient
 
 /// The report state of `SQL/migrations/0015_report_state.sql` and `0021_report_state_watermark.sql`: folding the
@@ -47,8 +48,24 @@ public struct ReportStateStore {
     /// Gives the emptied queue's pages back (VACUUM truncates them): after a rebuild the queue is millions of dead
     /// rows, and every report's pending read scans them (a second at 10 M) until autovacuum gets to it. For the
     /// table's owner; VACUUM cannot run in a transaction block.
-    public func compactQueue() throws {
-        try connection.execute("vacuum cardinal.report_fold_queue")
+    ///
+    /// A VACUUM keeps the pages when another session of the database holds them at that moment: a snapshot
+    /// older than the queue's deletes (an autovacuum ANALYZE, a fold) keeps the dead rows, a lock held past the
+    /// truncation's 5 s wait keeps the pages. While the queue is empty and still has pages, the VACUUM is run
+    /// again, up to `attempts` times half a second apart; a queue that has rows again (a fold's re-queue) is
+    /// left as it is.
+    public func compactQueue(attempts: Int = 5) throws {
+        for attempt in 1...max(attempts, 1) {
+            try connection.execute("vacuum cardinal.report_fold_queue")
+            let row = try connection.query(
+                """
+                select pg_relation_size('cardinal.report_fold_queue') > 0
+                       and not exists (select from cardinal.report_fold_queue)
+                """
+            ).first
+            guard attempt < attempts, try row?.decode(Bool.self, at: 0) == true else { return }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
     }
 
     /// The campaigns with events of an app, for rebuilding them one by one.
