@@ -117,32 +117,20 @@ $new$),
              $old$
     -- The conversion of each matured user is one probe of events_conversion_idx (a correlated EXISTS on the
     -- events, not on a CTE: its cost is per user, whatever the estimates).
-    cohort as (
-        select x.app_name, x.source_id, x.conversion_event, x.window_length, x.variant_id, x.control,
-               x.arms > 1 as several_arms,
-               window_end.time <= control_arms_reference.as_of as matured,
-               x.arms = 1
-                   and window_end.time <= control_arms_reference.as_of
-                   and x.conversion_event is not null
-                   and exists (
-                       select
+$old$,
+             $new$
+    -- The conversion of each matured user is a probe of that user's events (identified_events_of_user, 0082:
+    -- a correlated EXISTS on the events, not on a CTE, its cost per user whatever the estimates).
+$new$),
+            ('cardinal.control_arms_reference(text, text, date, date, timestamp with time zone, text, interval, '
+             'boolean, text)'::regprocedure,
+             $old$
                        from cardinal.identified_events as v
                        where v.type = 'conversion'
                          and v.app_id = x.app_id
                          and v.user_key = x.user_key
 $old$,
              $new$
-    -- The conversion of each matured user is a probe of that user's events (identified_events_of_user, 0082:
-    -- a correlated EXISTS on the events, not on a CTE, its cost per user whatever the estimates).
-    cohort as (
-        select x.app_name, x.source_id, x.conversion_event, x.window_length, x.variant_id, x.control,
-               x.arms > 1 as several_arms,
-               window_end.time <= control_arms_reference.as_of as matured,
-               x.arms = 1
-                   and window_end.time <= control_arms_reference.as_of
-                   and x.conversion_event is not null
-                   and exists (
-                       select
                        from cardinal.identified_events_of_user(x.app_id, x.user_key) as v
                        where v.type = 'conversion'
 $new$),
