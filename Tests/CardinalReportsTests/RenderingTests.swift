@@ -205,6 +205,22 @@ import Testing
         #expect(html.contains("<td>onboarding / welcome</td>"))
     }
 
+    @Test("Findings of one kind are ordered by their group with a missing value last, as the SQL's NULLS LAST")
+    func findingsOrderPutsMissingValuesLast() {
+        func finding(platform: String?, sdk: String?) -> AnomalyFinding {
+            AnomalyFinding(kind: .repeatedImpressions, severity: .warning, app: "shop", campaignID: "c1",
+                           channel: "banner", platform: platform, sdkVersion: sdk, evidence: AnomalyEvidence([]),
+                           likelyCause: "")
+        }
+        let report = AnomaliesReport(scope: Self.scope, findings: [
+            finding(platform: nil, sdk: "5.0"), finding(platform: "ios", sdk: nil), finding(platform: "android", sdk: "5.0"),
+            finding(platform: "ios", sdk: "5.0"),
+        ])
+        #expect(report.findings.map { [$0.platform, $0.sdkVersion] } == [
+            ["android", "5.0"], ["ios", "5.0"], ["ios", nil], [nil, "5.0"],
+        ])
+    }
+
     @Test("Evidence is read from jsonb text, sorted by name, and anything but numbers is refused")
     func evidence() throws {
         let evidence = try AnomalyEvidence(jsonText: #"{"share": 0.5, "users": 2, "expected": null}"#)

@@ -59,18 +59,22 @@ public struct AnomaliesReport: Sendable, Equatable {
         return AnomaliesReport(scope: scope, findings: findings + control.sampleRatioFindings)
     }
 
-    /// Most severe first, then by kind, app, campaign (campaigns before canvas steps, which have none, as the
-    /// SQL's NULLS LAST puts them), canvas, step, channel, platform, SDK and app version (as the SQL does).
+    /// Most severe first, then by kind, app, campaign, canvas, step, channel, platform, SDK and app version, each
+    /// missing value after the others (as the SQL's NULLS LAST puts them: campaigns before canvas steps).
     private static func reportOrder(_ lhs: AnomalyFinding, _ rhs: AnomalyFinding) -> Bool {
         if lhs.severity != rhs.severity {
             return lhs.severity > rhs.severity
         }
-        return sortKey(lhs).lexicographicallyPrecedes(sortKey(rhs))
+        for (left, right) in zip(sortKey(lhs), sortKey(rhs)) where left != right {
+            guard let left else { return false }
+            guard let right else { return true }
+            return left < right
+        }
+        return false
     }
 
-    private static func sortKey(_ finding: AnomalyFinding) -> [String] {
-        [finding.kind.rawValue, finding.app, finding.campaignID == nil ? "1" : "0", finding.campaignID ?? "",
-         finding.canvasID ?? "", finding.canvasStepID ?? "", finding.channel ?? "", finding.platform ?? "",
-         finding.sdkVersion ?? "", finding.appVersion ?? ""]
+    private static func sortKey(_ finding: AnomalyFinding) -> [String?] {
+        [finding.kind.rawValue, finding.app, finding.campaignID, finding.canvasID, finding.canvasStepID,
+         finding.channel, finding.platform, finding.sdkVersion, finding.appVersion]
     }
 }
