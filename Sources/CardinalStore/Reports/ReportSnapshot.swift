@@ -1,0 +1,48 @@
+import PostgresClient
+
+/// A snapshot of the database that one report session exports and others read through
+/// (`pg_export_snapshot`, `SET TRANSACTION SNAPSHOT`), so that the parts of one report computed on several
+/// connections at once see the same events and settings, as one statement would.
+///
+/// Valid while the exporting session's ``ReportSession/sharingSnapshot(_:)`` body runs.
+public struct ReportSnapshot: Sendable, Equatable {
+    /// The identifier `pg_export_snapshot()` returned, such as `00000003-0000001B-1`.
+    let identifier: String
+
+    /// Wraps an identifier that `pg_export_snapshot()` returned.
+    /// - Throws: ``ReportDecodingError`` when it is not made of hexadecimal digits and dashes, as PostgreSQL's
+    ///   are: it is spelled into `SET TRANSACTION SNAPSHOT`, which takes no parameter.
+    init(identifier: String) throws {
+        guard !identifier.isEmpty, identifier.unicodeScalars.allSatisfy({ $0 == "-" || $0.properties.isASCIIHexDigit })
+        else {
+            throw ReportDecodingError(
+                what: "the snapshot pg_export_snapshot() exported", value: identifier,
+                expected: "hexadecimal digits and dashes"
+            )
+        }
+        self.identifier = identifier
+    }
+}
+
+extension ReportSession {
+    /// Runs `body` in a REPEATABLE READ transaction whose snapshot it exports, for other sessions to read
+    /// through ``reading(_:_:)`` while `body` runs. The report calls that `body` makes on this session read the
+    /// same snapshot.
+    /// - Throws: `PostgresError`, or what `body` throws.
+    public func sharingSnapshot<T>(_ body: (ReportSnapshot) throws -> T) throws -> T {
+        try connection.transaction(isolation: .repeatableRead) { connection in
+            let identifier = try connection.query("select pg_export_snapshot()")[0].decode(String.self, at: 0)
+            return try body(try ReportSnapshot(identifier: identifier))
+        }
+    }
+
+    /// Runs `body` with this session in a REPEATABLE READ transaction that reads `snapshot`.
+    /// - Throws: `PostgresError` (`invalid snapshot identifier` once the exporting body has returned), or what
+    ///   `body` throws.
+    public func reading<T>(_ snapshot: ReportSnapshot, _ body: (ReportSession) throws -> T) throws -> T {
+        try connection.transaction(isolation: .repeatableRead) { connection in
+            try connection.executeScript("set transaction snapshot '\(snapshot.identifier)'")
+            return try body(self)
+        }
+    }
+}
