@@ -2,6 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
+import PostgresClient
 import Testing
 
 @Suite struct AnomaliesTests {
@@ -406,13 +407,14 @@ import Testing
 }
 
 extension AnomaliesTests {
-    @Test("The report with its control part run beside the findings, on a second session, is the sequential one")
+    @Test("The report run in three parts on three sessions at once is the sequential one")
     func sideBySideEqualsSequential() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
         var events: [Event] = []
-        // A sample ratio mismatch (10 control users against 40) and a dismissal without impression (u0).
+        // A sample ratio mismatch (10 control users against 40), a dismissal without impression (u0, the exposure
+        // half) and a card dismissed twice (u0 again, the logging half).
         for index in 0..<40 {
             events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
         }
@@ -420,29 +422,80 @@ extension AnomaliesTests {
             events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
                                 control: true))
         }
-        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0"))
+        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0", message: "k1"))
+        events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "u0", message: "k1"))
         try scenario.write(events)
         let url = scenario.database.url
         let sequential = try AnomaliesReport.run(
             session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
         )
         let sideBySide = try AnomaliesReport.runSideBySide(
-            session: scenario.session, openControlSession: { try ReportSession(connectionString: url) },
+            session: scenario.session, openSession: { try ReportSession(connectionString: url) },
             scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
         )
         #expect(sideBySide == sequential)
-        #expect(Set(sideBySide.findings.map(\.kind)).isSuperset(of: [.sampleRatioMismatch, .dismissalWithoutImpression]))
+        #expect(Set(sideBySide.findings.map(\.kind))
+            .isSuperset(of: [.sampleRatioMismatch, .dismissalWithoutImpression, .repeatedDismissals]))
     }
 
-    @Test("A control part that cannot open its session fails the side-by-side report with that error")
-    func sideBySideReportsTheControlPartsError() throws {
+    @Test("Parts that cannot open their sessions fail the side-by-side report with that error")
+    func sideBySideReportsThePartsError() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         #expect(throws: StoreError.self) {
             try AnomaliesReport.runSideBySide(
-                session: scenario.session, openControlSession: { throw StoreError.appNotFound("elsewhere") },
+                session: scenario.session, openSession: { throw StoreError.appNotFound("elsewhere") },
                 scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
             )
+        }
+    }
+
+    @Test("A calling session that fails fails the side-by-side report with its own error, not its parts'")
+    func sideBySideReportsTheCallingSessionsErrorFirst() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        // The range ends before it starts: check_report_range refuses it in every part.
+        #expect(throws: PostgresError.self) {
+            try AnomaliesReport.runSideBySide(
+                session: scenario.session, openSession: { throw StoreError.appNotFound("elsewhere") },
+                scope: scenario.scope(10, 9), asOf: scenario.time(30, "00:00")
+            )
+        }
+    }
+
+    @Test("The two halves of cardinal.anomalies are its rows, each of its own kinds, with and without test events")
+    func halvesMakeTheWhole() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        var events: [Event] = []
+        // Exposure half: u0 dismisses without an impression. Logging half: u0 dismisses card k1 twice.
+        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0", message: "k1"))
+        events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "u0", message: "k1"))
+        // The same from a test device, for include_test.
+        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "t0", message: "k2", test: true))
+        events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "t0", message: "k2", test: true))
+        try scenario.write(events)
+        let exposureKinds: Set<AnomalyKind> = [
+            .dismissalsExceedImpressions, .dismissalWithoutImpression, .clickWithoutImpression,
+            .controlImpressionsMissing, .controlInteraction, .usersInSeveralArms,
+        ]
+        let loggingKinds: Set<AnomalyKind> = [
+            .repeatedImpressions, .repeatedDismissals, .pushOpensMissing, .loggingStopped, .controlImpressionsMissing,
+        ]
+        for includeTest in [false, true] {
+            var scope = scenario.scope(10, 10)
+            scope.includeTest = includeTest
+            let exposure = try scenario.session.anomalies(scope, half: .exposure)
+            let logging = try scenario.session.anomalies(scope, half: .logging)
+            #expect(Set(exposure.map(\.kind)).isSubset(of: exposureKinds))
+            #expect(Set(logging.map(\.kind)).isSubset(of: loggingKinds))
+            #expect(exposure.contains { $0.kind == .dismissalWithoutImpression })
+            #expect(logging.contains { $0.kind == .repeatedDismissals })
+            let whole = try scenario.session.anomalies(scope)
+            #expect(AnomaliesReport(scope: scope, findings: exposure + logging).findings
+                        == AnomaliesReport(scope: scope, findings: whole).findings)
+            let users = logging.first { $0.kind == .repeatedDismissals }?.evidence["users"]
+            #expect(users == (includeTest ? 2 : 1))
         }
     }
 }

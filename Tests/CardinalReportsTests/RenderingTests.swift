@@ -213,8 +213,8 @@ import Testing
                            likelyCause: "")
         }
         let report = AnomaliesReport(scope: Self.scope, findings: [
-            finding(platform: nil, sdk: "5.0"), finding(platform: "ios", sdk: nil), finding(platform: "android", sdk: "5.0"),
-            finding(platform: "ios", sdk: "5.0"),
+            finding(platform: nil, sdk: "5.0"), finding(platform: "ios", sdk: nil),
+            finding(platform: "android", sdk: "5.0"), finding(platform: "ios", sdk: "5.0"),
         ])
         #expect(report.findings.map { [$0.platform, $0.sdkVersion] } == [
             ["android", "5.0"], ["ios", "5.0"], ["ios", nil], [nil, "5.0"],

@@ -1,8 +1,8 @@
 public import PostgresClient
 
-/// Runs `cardinal.anomalies`, the same function psql users call, and decodes its findings by
-/// ``AnomalyFinding/columns``. The sample ratio
-/// mismatch findings are not among them: they come from the control report.
+/// Runs `cardinal.anomalies`, the same function psql users call, or one of its halves, and decodes the findings
+/// by ``AnomalyFinding/columns``. The sample ratio mismatch findings are not among them: they come from the
+/// control report.
 public struct AnomaliesQuery {
     private let connection: PostgresConnection
 
@@ -15,11 +15,21 @@ public struct AnomaliesQuery {
     /// - Throws: `PostgresError`; ``ReportDecodingError`` when a kind, severity or evidence is not one this
     ///   version knows (a database migrated past it).
     public func run(_ scope: ReportScope) throws -> [AnomalyFinding] {
+        try findings(of: "cardinal.anomalies", scope)
+    }
+
+    /// The findings of one half of `cardinal.anomalies`, in no particular order.
+    /// - Throws: as ``run(_:)``.
+    public func run(_ scope: ReportScope, half: AnomaliesHalf) throws -> [AnomalyFinding] {
+        try findings(of: half.function, scope)
+    }
+
+    private func findings(of function: String, _ scope: ReportScope) throws -> [AnomalyFinding] {
         try connection.query(
             """
             select \(AnomalyFinding.columns.resultList)
-            from cardinal.anomalies(app => $1, from_date => $2, to_date => $3, include_test => $4, campaign => $5,
-                                    canvas => $6)
+            from \(function)(app => $1, from_date => $2, to_date => $3, include_test => $4, campaign => $5,
+                             canvas => $6)
             """,
             [scope.app, scope.from, scope.to, scope.includeTest, scope.campaign, scope.canvas]
         ).map(AnomalyFinding.columns.decodeResult)

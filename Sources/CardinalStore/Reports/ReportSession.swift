@@ -60,6 +60,11 @@ public struct ReportSession {
         try AnomaliesQuery(connection: connection).run(scope)
     }
 
+    /// The findings of one half of `cardinal.anomalies` (see ``AnomaliesQuery/run(_:half:)``).
+    public func anomalies(_ scope: ReportScope, half: AnomaliesHalf) throws -> [AnomalyFinding] {
+        try AnomaliesQuery(connection: connection).run(scope, half: half)
+    }
+
     /// The arms of `cardinal.control_arms` (see ``ControlArmsQuery/run(_:asOf:conversion:window:)``).
     public func controlArms(
         _ scope: ReportScope, asOf: Date, conversion: String? = nil, window: ConversionWindow? = nil

@@ -40,7 +40,7 @@ struct ReportAnomaliesCommand: ConversionReportCommand {
         }
         let url = try parsed.connectionString()
         let report = try AnomaliesReport.runSideBySide(
-            session: try parsed.session(for: scope), openControlSession: { try ReportSession(connectionString: url) },
+            session: try parsed.session(for: scope), openSession: { try ReportSession(connectionString: url) },
             scope: scope, asOf: ReportOptions.asOf(parsed.asOf), conversion: parsed.conversion, window: parsed.window
         )
         Console.print(report.render(parsed.format))

@@ -1,0 +1,20 @@
+/// The two halves of `cardinal.anomalies` (`SQL/migrations/0083_anomalies_in_two_halves.sql`): they read
+/// different report state, so two connections can compute them at once, on one snapshot (``ReportSnapshot``):
+/// `control_impressions_missing` is judged in both, for a group and for a whole campaign.
+public enum AnomaliesHalf: Sendable, CaseIterable {
+    /// Who was exposed to what (`cardinal.exposure_anomalies`): dismissals exceeding impressions, clicks or
+    /// dismissals without an impression, control impressions missing in a group, control interactions, users
+    /// in several arms.
+    case exposure
+    /// What is logged (`cardinal.logging_anomalies`): repeated impressions and dismissals, push opens missing,
+    /// logging stopped, a campaign without any control exposure.
+    case logging
+
+    /// The SQL function that computes this half.
+    var function: String {
+        switch self {
+        case .exposure: "cardinal.exposure_anomalies"
+        case .logging: "cardinal.logging_anomalies"
+        }
+    }
+}
