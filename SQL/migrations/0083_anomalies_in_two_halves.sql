@@ -14,10 +14,12 @@
 -- * The two halves read different state and share only their arguments: exposure_anomalies (the kinds of 0011
 --   and 0017, from the per-user facts and 0069's day pairs) and logging_anomalies (0027's kinds, from the
 --   daily counts, sessions and dismissals). On two backends, each prepares and runs its own half at once, and
---   the report takes about as long as the longer half. Through the CLI on the 2 M bench state, 2 cores, the
---   control report running beside as before (the medians of interleaved sets of runs): all campaigns 304–366
---   → 224–279 ms; one campaign no measurable change (58–71 ms, 52–70 ms), as a third new backend's catalog
---   reads and planning add about as much CPU as they save.
+--   the report takes about as long as the longer half. Through the CLI, 2 cores, the control report running
+--   beside as before (the medians of interleaved sets of runs): all campaigns 531–562 → 507–534 ms at 10 M
+--   events and 304–366 → 224–279 ms at 2 M, on three backends; one campaign no measurable change on three
+--   backends (a third new backend's catalog reads and planning cost about as much CPU as they save), so for
+--   one campaign or canvas the CLI runs the exposure half and the control report on one backend, one after the
+--   other: 66–72 → 59–62 ms at 10 M, 61 → 52 ms at 2 M.
 -- * One judgement spans the halves: control_impressions_missing for a group of a campaign with a control arm
 --   (exposure) and for a campaign with no control exposure at all (logging). Run apart on two snapshots, a
 --   control impression or a split committed between them could give both findings or neither, so the CLI

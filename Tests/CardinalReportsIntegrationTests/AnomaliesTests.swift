@@ -407,8 +407,11 @@ import Testing
 }
 
 extension AnomaliesTests {
-    @Test("The report run in three parts on three sessions at once is the sequential one")
-    func sideBySideEqualsSequential() throws {
+    @Test(
+        "The report run in parts on several sessions at once is the sequential one, for the app and for a campaign",
+        arguments: [nil, "c1"]
+    )
+    func sideBySideEqualsSequential(campaign: String?) throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
@@ -426,26 +429,31 @@ extension AnomaliesTests {
         events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "u0", message: "k1"))
         try scenario.write(events)
         let url = scenario.database.url
-        let sequential = try AnomaliesReport.run(
-            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
-        )
+        var scope = scenario.scope(10, 10)
+        scope.campaign = campaign
+        let sequential = try AnomaliesReport.run(session: scenario.session, scope: scope, asOf: scenario.time(30, "00:00"))
         let sideBySide = try AnomaliesReport.runSideBySide(
             session: scenario.session, openSession: { try ReportSession(connectionString: url) },
-            scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+            scope: scope, asOf: scenario.time(30, "00:00")
         )
         #expect(sideBySide == sequential)
         #expect(Set(sideBySide.findings.map(\.kind))
             .isSuperset(of: [.sampleRatioMismatch, .dismissalWithoutImpression, .repeatedDismissals]))
     }
 
-    @Test("Parts that cannot open their sessions fail the side-by-side report with that error")
-    func sideBySideReportsThePartsError() throws {
+    @Test(
+        "Parts that cannot open their sessions fail the side-by-side report with that error, for the app and for a campaign",
+        arguments: [nil, "c1"]
+    )
+    func sideBySideReportsThePartsError(campaign: String?) throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
+        var scope = scenario.scope(10, 10)
+        scope.campaign = campaign
         #expect(throws: StoreError.self) {
             try AnomaliesReport.runSideBySide(
                 session: scenario.session, openSession: { throw StoreError.appNotFound("elsewhere") },
-                scope: scenario.scope(10, 10), asOf: scenario.time(30, "00:00")
+                scope: scope, asOf: scenario.time(30, "00:00")
             )
         }
     }

@@ -30,43 +30,49 @@ public struct AnomaliesReport: Sendable, Equatable {
         return try run(session: session, scope: scope, control: control)
     }
 
-    /// Computes the report as ``run(session:scope:asOf:conversion:window:)`` does, in three parts at the same
-    /// time, each on a session of its own: the findings' two halves (``AnomaliesHalf``) and the control report of
-    /// the sample ratio check. The parts are independent queries, so on several backends the report takes about
-    /// as long as the slowest. They read one snapshot, which `session` exports: the two halves judge a
-    /// campaign's control exposure in opposite ways (`control_impressions_missing` for a group or for the whole
-    /// campaign), and on two snapshots a control impression or a split setting committed between them could
-    /// make both findings or neither.
+    /// Computes the report as ``run(session:scope:asOf:conversion:window:)`` does, in parts run at the same time
+    /// on sessions of their own: the findings' two halves (``AnomaliesHalf``) and the control report of the
+    /// sample ratio check. The parts are independent queries, so on several backends the report takes about as
+    /// long as the slowest. They read one snapshot, which `session` exports: the two halves judge a campaign's
+    /// control exposure in opposite ways (`control_impressions_missing` for a group or for the whole campaign),
+    /// and on two snapshots a control impression or a split setting committed between them could make both
+    /// findings or neither.
     ///
-    /// `session` runs the logging half, the longest, as soon as it has exported the snapshot; the exposure half
-    /// and the control report start on threads of their own, each on a session that `openSession` opens.
+    /// `session` runs the logging half, the longest, as soon as it has exported the snapshot. For the whole app
+    /// the exposure half and the control report each start on a thread and a session of their own; for one
+    /// campaign or canvas they share one, one after the other: there each part's cost is mostly fixed (a new
+    /// backend's catalog reads, parsing and planning), and a third backend costs more CPU than it saves.
     ///
-    /// On 2 cores, against the findings in one call beside the control report: all campaigns 556 → 514 ms at 10 M
-    /// events, one campaign no measurable change, as the new backends' catalog reads and planning keep both cores
-    /// busy (README, Performance: "The anomalies in three parts").
+    /// On 2 cores at 10 M events, against the findings in one call beside the control report: all campaigns
+    /// 531–581 → 506–561 ms, one campaign 66–72 → 59–62 ms (README, Performance: "The anomalies in parts").
     /// - Parameters:
     ///   - session: The calling thread's session, not inside a transaction.
-    ///   - openSession: Opens a new session; called twice, on two threads at once.
+    ///   - openSession: Opens a new session; called once or twice, on threads of their own.
     public static func runSideBySide(
         session: ReportSession, openSession: @escaping @Sendable () throws -> ReportSession,
         scope: ReportScope, asOf: Date, conversion: String? = nil, window: ConversionWindow? = nil
     ) throws -> AnomaliesReport {
-        try session.sharingSnapshot { snapshot in
-            let exposure = BackgroundComputation {
-                try openSession().reading(snapshot) { try $0.anomalies(scope, half: .exposure) }
-            }
-            let control = BackgroundComputation {
-                try openSession().reading(snapshot) {
-                    try ControlReport.run(session: $0, scope: scope, asOf: asOf, conversion: conversion, window: window)
-                }
-            }
+        @Sendable func exposureHalf(_ session: ReportSession) throws -> [AnomalyFinding] {
+            try session.anomalies(scope, half: .exposure)
+        }
+        @Sendable func sampleRatioFindings(_ session: ReportSession) throws -> [AnomalyFinding] {
+            try ControlReport.run(session: session, scope: scope, asOf: asOf, conversion: conversion, window: window)
+                .sampleRatioFindings
+        }
+        return try session.sharingSnapshot { snapshot in
+            let oneSource = scope.campaign != nil || scope.canvas != nil
+            let backgroundParts = oneSource
+                ? [BackgroundComputation {
+                    try openSession().reading(snapshot) { try exposureHalf($0) + sampleRatioFindings($0) }
+                  }]
+                : [BackgroundComputation { try openSession().reading(snapshot, exposureHalf) },
+                   BackgroundComputation { try openSession().reading(snapshot, sampleRatioFindings) }]
             // Every part ends before the report does, whichever fails (the snapshot with it); the calling
             // thread's error comes first.
             let loggingFindings = Result { try session.anomalies(scope, half: .logging) }
-            let exposureFindings = Result { try exposure.value() }
-            let sampleRatioFindings = Result { try control.value().sampleRatioFindings }
+            let backgroundFindings = backgroundParts.map { part in Result { try part.value() } }
             return AnomaliesReport(
-                scope: scope, findings: try loggingFindings.get() + exposureFindings.get() + sampleRatioFindings.get()
+                scope: scope, findings: try loggingFindings.get() + backgroundFindings.flatMap { try $0.get() }
             )
         }
     }
