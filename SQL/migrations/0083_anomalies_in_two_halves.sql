@@ -15,7 +15,7 @@
 --   and 0017, from the per-user facts and 0069's day pairs) and logging_anomalies (0027's kinds, from the
 --   daily counts, sessions and dismissals). On two backends, each prepares and runs its own half at once, and
 --   the report takes about as long as the longer half. Through the CLI, 2 cores, the control report running
---   beside as before (the medians of interleaved sets of runs): all campaigns 531–562 → 507–534 ms at 10 M
+--   beside as before (the medians of interleaved sets of runs): all campaigns 531–581 → 506–561 ms at 10 M
 --   events and 304–366 → 224–279 ms at 2 M, on three backends; one campaign no measurable change on three
 --   backends (a third new backend's catalog reads and planning cost about as much CPU as they save), so for
 --   one campaign or canvas the CLI runs the exposure half and the control report on one backend, one after the

@@ -32,19 +32,19 @@ import TestSupport
         let database = try TestDatabase.migrated(prefix: "session")
         defer { database.drop() }
         let exporting = try ReportSession(connection: try database.connect())
-        let reading = try ReportSession(connection: try database.connect())
+        let importing = try ReportSession(connection: try database.connect())
         let apps = AppStore(connection: try database.connect())
         _ = try apps.create(name: "before", reportTimeZone: "UTC")
         let snapshot = try exporting.sharingSnapshot { snapshot in
             _ = try apps.create(name: "after", reportTimeZone: "UTC")
-            try reading.reading(snapshot) { (session: ReportSession) throws in
+            try importing.reading(snapshot) { (session: ReportSession) throws in
                 #expect(try session.requireApp(named: "before").name == "before")
                 #expect(throws: StoreError.self) { try session.requireApp(named: "after") }
             }
             #expect(throws: StoreError.self) { try exporting.requireApp(named: "after") }
             return snapshot
         }
-        #expect(try reading.requireApp(named: "after").name == "after")
-        #expect(throws: PostgresError.self) { try reading.reading(snapshot) { _ in } }
+        #expect(try importing.requireApp(named: "after").name == "after")
+        #expect(throws: PostgresError.self) { try importing.reading(snapshot) { _ in } }
     }
 }

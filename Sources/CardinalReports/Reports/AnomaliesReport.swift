@@ -32,15 +32,15 @@ public struct AnomaliesReport: Sendable, Equatable {
 
     /// Computes the report as ``run(session:scope:asOf:conversion:window:)`` does, in parts run at the same time
     /// on sessions of their own: the findings' two halves (``AnomaliesHalf``) and the control report of the
-    /// sample ratio check. The parts are independent queries, so on several backends the report takes about as
+    /// sample ratio check. The parts read different state, so on several backends the report takes about as
     /// long as the slowest. They read one snapshot, which `session` exports: the two halves judge a campaign's
     /// control exposure in opposite ways (`control_impressions_missing` for a group or for the whole campaign),
     /// and on two snapshots a control impression or a split setting committed between them could make both
     /// findings or neither.
     ///
-    /// `session` runs the logging half, the longest, as soon as it has exported the snapshot. For the whole app
-    /// the exposure half and the control report each start on a thread and a session of their own; for one
-    /// campaign or canvas they share one, one after the other: there each part's cost is mostly fixed (a new
+    /// `session` runs the logging half, the most SQL to plan, as soon as it has exported the snapshot. For the
+    /// whole app the exposure half and the control report each start on a thread and a session of their own; for
+    /// one campaign or canvas they share one, one after the other: there each part's cost is mostly fixed (a new
     /// backend's catalog reads, parsing and planning), and a third backend costs more CPU than it saves.
     ///
     /// On 2 cores at 10 M events, against the findings in one call beside the control report: all campaigns
@@ -67,8 +67,8 @@ public struct AnomaliesReport: Sendable, Equatable {
                   }]
                 : [BackgroundComputation { try openSession().reading(snapshot, exposureHalf) },
                    BackgroundComputation { try openSession().reading(snapshot, sampleRatioFindings) }]
-            // Every part ends before the report does, whichever fails (the snapshot with it); the calling
-            // thread's error comes first.
+            // Every part ends before the report does, whichever fails, and the calling thread's error comes first:
+            // when its half fails, PostgreSQL drops the snapshot, and a part that had not read it yet fails too.
             let loggingFindings = Result { try session.anomalies(scope, half: .logging) }
             let backgroundFindings = backgroundParts.map { part in Result { try part.value() } }
             return AnomaliesReport(

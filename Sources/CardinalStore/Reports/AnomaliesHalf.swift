@@ -1,7 +1,7 @@
 /// The two halves of `cardinal.anomalies` (`SQL/migrations/0083_anomalies_in_two_halves.sql`): they read
 /// different report state, so two connections can compute them at once, on one snapshot (``ReportSnapshot``):
 /// `control_impressions_missing` is judged in both, for a group and for a whole campaign.
-public enum AnomaliesHalf: Sendable, CaseIterable {
+public enum AnomaliesHalf: Sendable {
     /// Who was exposed to what (`cardinal.exposure_anomalies`): dismissals exceeding impressions, clicks or
     /// dismissals without an impression, control impressions missing in a group, control interactions, users
     /// in several arms.

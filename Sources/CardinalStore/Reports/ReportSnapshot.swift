@@ -4,8 +4,9 @@ import PostgresClient
 /// (`pg_export_snapshot`, `SET TRANSACTION SNAPSHOT`), so that the parts of one report computed on several
 /// connections at once see the same events and settings, as one statement would.
 ///
-/// Valid while the exporting session's ``ReportSession/sharingSnapshot(_:)`` body runs.
-public struct ReportSnapshot: Sendable, Equatable {
+/// - Warning: Valid only while the exporting session's ``ReportSession/sharingSnapshot(_:)`` body runs, and
+///   only on the server that exported it: every session that reads it must connect to that server.
+public struct ReportSnapshot: Sendable {
     /// The identifier `pg_export_snapshot()` returned, such as `00000003-0000001B-1`.
     let identifier: String
 
@@ -29,6 +30,7 @@ extension ReportSession {
     /// through ``reading(_:_:)`` while `body` runs. The report calls that `body` makes on this session read the
     /// same snapshot.
     /// - Throws: `PostgresError`, or what `body` throws.
+    /// - Warning: The session must not be inside a transaction (transactions do not nest).
     public func sharingSnapshot<T>(_ body: (ReportSnapshot) throws -> T) throws -> T {
         try connection.transaction(isolation: .repeatableRead) { connection in
             let identifier = try connection.query("select pg_export_snapshot()")[0].decode(String.self, at: 0)
@@ -39,6 +41,7 @@ extension ReportSession {
     /// Runs `body` with this session in a REPEATABLE READ transaction that reads `snapshot`.
     /// - Throws: `PostgresError` (`invalid snapshot identifier` once the exporting body has returned), or what
     ///   `body` throws.
+    /// - Warning: The session must not be inside a transaction (transactions do not nest).
     public func reading<T>(_ snapshot: ReportSnapshot, _ body: (ReportSession) throws -> T) throws -> T {
         try connection.transaction(isolation: .repeatableRead) { connection in
             try connection.executeScript("set transaction snapshot '\(snapshot.identifier)'")
