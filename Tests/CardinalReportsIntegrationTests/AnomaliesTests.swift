@@ -443,6 +443,53 @@ extension AnomaliesTests {
     }
 
     @Test(
+        "Every part of the side-by-side report reads the calling session's snapshot, not events committed after it",
+        arguments: [nil, "c1"]
+    )
+    func sideBySideReadsOneSnapshot(campaign: String?) throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
+        var events: [Event] = []
+        for index in 0..<40 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
+        }
+        for index in 0..<10 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                control: true))
+        }
+        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0", message: "k1"))
+        events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "u0", message: "k1"))
+        try scenario.write(events)
+        let scope = scenario.scope(10, 10, campaign: campaign)
+        let asOf = scenario.time(30, "00:00")
+        let before = try AnomaliesReport.run(session: scenario.session, scope: scope, asOf: asOf)
+        // Committed by each part as it opens its session, after the snapshot was exported: a second user's
+        // dismissal without impression (the exposure half), a card dismissed twice more (the logging half) and
+        // an eleventh control user (the control report). Their ids are fixed, so a second write stores nothing.
+        let late = [
+            event(.dismissal, at: scenario.time(10, "04:00"), user: "u9", message: "k9"),
+            event(.dismissal, at: scenario.time(10, "05:00"), user: "u9", message: "k9"),
+            event(.impression, at: scenario.time(10, "01:00"), user: "c10", variant: nil, control: true),
+        ].map { EventRecord(appID: scenario.app.id, event: $0, receivedAt: Date()) }
+        let url = scenario.database.url
+        let sideBySide = try AnomaliesReport.runSideBySide(
+            session: scenario.session,
+            openSession: {
+                _ = try EventWriter(connection: try PostgresConnection(connectionString: url))
+                    .write(events: late, rejections: [])
+                return try ReportSession(connectionString: url)
+            },
+            scope: scope, asOf: asOf
+        )
+        #expect(sideBySide == before)
+        let after = try AnomaliesReport.run(session: scenario.session, scope: scope, asOf: asOf)
+        #expect(after.findings.first { $0.kind == .dismissalWithoutImpression }?.evidence["users"] == 2)
+        #expect(after.findings.first { $0.kind == .repeatedDismissals }?.evidence["affected_users"] == 2)
+        #expect(after.findings.first { $0.kind == .sampleRatioMismatch }?.evidence["users.control"] == 11)
+    }
+
+    @Test(
         "Parts that cannot open their sessions fail the side-by-side report with that error, for the app or a campaign",
         arguments: [nil, "c1"]
     )
