@@ -414,20 +414,7 @@ extension AnomaliesTests {
     func sideBySideEqualsSequential(campaign: String?) throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
-        var events: [Event] = []
-        // A sample ratio mismatch (10 control users against 40), a dismissal without impression (u0, the exposure
-        // half) and a card dismissed twice (u0 again, the logging half).
-        for index in 0..<40 {
-            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
-        }
-        for index in 0..<10 {
-            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
-                                control: true))
-        }
-        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0", message: "k1"))
-        events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "u0", message: "k1"))
-        try scenario.write(events)
+        try writeFindingOfEveryPart(scenario)
         let url = scenario.database.url
         let scope = scenario.scope(10, 10, campaign: campaign)
         let sequential = try AnomaliesReport.run(
@@ -449,18 +436,7 @@ extension AnomaliesTests {
     func sideBySideReadsOneSnapshot(campaign: String?) throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
-        var events: [Event] = []
-        for index in 0..<40 {
-            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
-        }
-        for index in 0..<10 {
-            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
-                                control: true))
-        }
-        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0", message: "k1"))
-        events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "u0", message: "k1"))
-        try scenario.write(events)
+        try writeFindingOfEveryPart(scenario)
         let scope = scenario.scope(10, 10, campaign: campaign)
         let asOf = scenario.time(30, "00:00")
         let before = try AnomaliesReport.run(session: scenario.session, scope: scope, asOf: asOf)
@@ -538,8 +514,7 @@ extension AnomaliesTests {
             .repeatedImpressions, .repeatedDismissals, .pushOpensMissing, .loggingStopped, .controlImpressionsMissing,
         ]
         for includeTest in [false, true] {
-            var scope = scenario.scope(10, 10)
-            scope.includeTest = includeTest
+            let scope = scenario.scope(10, 10, includeTest: includeTest)
             let exposure = try scenario.session.anomalies(scope, half: .exposure)
             let logging = try scenario.session.anomalies(scope, half: .logging)
             #expect(Set(exposure.map(\.kind)).isSubset(of: exposureKinds))
@@ -553,5 +528,23 @@ extension AnomaliesTests {
             let users = logging.first { $0.kind == .repeatedDismissals }?.evidence["users"]
             #expect(users == (includeTest ? 2 : 1))
         }
+    }
+
+    /// On day 10, a finding of each part of the side-by-side report: a sample ratio mismatch of c1 (10 control
+    /// users against 40 under a 1:1 split, the control report), a dismissal without impression (u0, the exposure
+    /// half) and a card dismissed twice (u0 again, the logging half).
+    private func writeFindingOfEveryPart(_ scenario: ReportScenario) throws {
+        try scenario.settings("c1", CampaignSettingsUpdate(expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))))
+        var events: [Event] = []
+        for index in 0..<40 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "v\(index)"))
+        }
+        for index in 0..<10 {
+            events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil,
+                                control: true))
+        }
+        events.append(event(.dismissal, at: scenario.time(10, "02:00"), user: "u0", message: "k1"))
+        events.append(event(.dismissal, at: scenario.time(10, "03:00"), user: "u0", message: "k1"))
+        try scenario.write(events)
     }
 }

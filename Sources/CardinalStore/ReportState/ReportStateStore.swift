@@ -52,10 +52,11 @@ public struct ReportStateStore {
     /// A VACUUM keeps the pages when another session of the database holds them at that moment: a snapshot
     /// older than the queue's deletes (an autovacuum ANALYZE, a fold) keeps the dead rows, a lock held past the
     /// truncation's 5 s wait keeps the pages. While the queue is empty and still has pages, the VACUUM is run
-    /// again, up to `attempts` times half a second apart; a queue that has rows again (a fold's re-queue) is
-    /// left as it is.
-    public func compactQueue(attempts: Int = 5) throws {
-        for attempt in 1...max(attempts, 1) {
+    /// again, five times in all, half a second apart; a queue that has rows again (a fold's re-queue) is left as
+    /// it is.
+    public func compactQueue() throws {
+        let attempts = 5
+        for attempt in 1...attempts {
             try connection.execute("vacuum cardinal.report_fold_queue")
             let row = try connection.query(
                 """
