@@ -4,6 +4,9 @@
 public enum Limits {
     /// The longest `user_id`: "user ids < 512 chars" (DOMAIN.md).
     public static let userIDMaxLength = 511
+    /// The most UTF-8 bytes a user key can have: a `user_id` of ``userIDMaxLength`` scalars of 4 bytes each
+    /// (an anonymous key, `device:` and a `device_id`, is shorter).
+    public static let userKeyMaxBytes = 4 * userIDMaxLength
     /// The longest id-like string: `device_id`, `session_id`, `campaign_id`, `canvas_id`, `canvas_step_id`,
     /// `variant_id`, `message_id`, `placement_id` and `button_id`.
     public static let identifierMaxLength = 255
@@ -36,9 +39,10 @@ public enum Limits {
     /// The most digits before the decimal point that a number inside `properties` may have once its exponent
     /// is applied (`1e3` has 4): the most PostgreSQL's `numeric` holds (131 072).
     public static let propertiesNumberMaxIntegerDigits = 131_072
-    /// The most UTF-8 bytes the text columns of one index entry of `cardinal.events` may have together
-    /// (`campaign_id`, user key and `variant_id`; or user key and conversion `name`). A B-tree entry holds at
-    /// most 2704 bytes; the rest is left for the fixed-size columns, headers and alignment (at most 92 bytes).
+    /// The most UTF-8 bytes the text columns of one index entry of `cardinal.events` or of the report state
+    /// may have together (the entries are listed in `EventValidator+IndexBudget.swift`). A B-tree entry holds
+    /// at most 2704 bytes; the rest is left for the fixed-size columns, headers, alignment and the separators
+    /// of `report_rows.row_key` (at most 92 bytes).
     public static let indexedTextMaxBytes = 2_600
     /// The most JSON values (scalars, arrays and objects) one event may hold. `properties` of at most
     /// ``defaultMaxPropertiesBytes`` hold about 8,200, the other fields a few dozen; the budget bounds the
