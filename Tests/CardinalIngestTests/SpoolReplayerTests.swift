@@ -7,21 +7,26 @@ import Testing
 @testable import CardinalIngest
 
 @Suite struct SpoolReplayerTests {
-    /// A database stand-in: stores event ids, refuses batches holding a poisoned id, or is down.
+    /// A database stand-in: stores event ids and rejections, refuses batches holding a poisoned id (or any
+    /// rejection, when told to), or is down.
     final class FakeDatabase: BatchSink, Sendable {
         let stored = Mutex<[UUID]>([])
+        let storedRejections = Mutex<[RejectionRecord]>([])
         let transactions = Mutex(0)
         let isDown = Atomic(false)
         let poisoned = Mutex<Set<UUID>>([])
+        let refusesRejections = Atomic(false)
 
         func write(events: [EventRecord], rejections: [RejectionRecord]) throws(WriteFailure) -> [Bool] {
             if isDown.load(ordering: .relaxed) {
                 throw .databaseUnavailable
             }
-            if !poisoned.withLock({ $0.isDisjoint(with: events.map(\.event.id)) }) {
+            if !poisoned.withLock({ $0.isDisjoint(with: events.map(\.event.id)) })
+                || (refusesRejections.load(ordering: .relaxed) && !rejections.isEmpty) {
                 throw .refusedByDatabase(DatabaseRefusal(code: .databaseRefused, message: "poisoned"))
             }
             transactions.withLock { $0 += 1 }
+            storedRejections.withLock { $0 += rejections }
             return stored.withLock { stored in
                 events.map { record in
                     if stored.contains(record.event.id) { return false }
@@ -105,17 +110,47 @@ import Testing
         #expect(try storage.segments().isEmpty)
     }
 
-    @Test("A record the database refuses even alone is quarantined; the others of its chunk are stored")
-    func refusedRecordIsQuarantined() throws {
-        let storage = InMemorySpoolStorage()
-        let (spool, replayer, database, _) = try setUp(storage, chunkEvents: 100)
+    @Test("An event the database refuses at replay is stored as a rejection naming its spool record; the rest is stored")
+    func refusedEventBecomesRejection() throws {
         let batches = (0..<3).map { _ in batch(events: 2) }
+        let frames = batches.map { SpoolSegmentFormat.frame($0.encoded()) }
+        let poison = batches[1].events[1].event.id
+        var requestIDs: [[String]] = []
+        // The same segment replayed twice, as after a crash, names the rejection the same way both times.
+        for _ in 0..<2 {
+            let storage = InMemorySpoolStorage(segments: [1: frames.joined().map { $0 }])
+            let (spool, replayer, database, metrics) = try setUp(storage, chunkEvents: 100)
+            database.poisoned.withLock { $0 = [poison] }
+            drain(spool, replayer)
+            #expect(database.stored.withLock { $0 } == batches.flatMap(\.events).map(\.event.id).filter { $0 != poison })
+            let rejections = database.storedRejections.withLock { $0 }
+            #expect(rejections.map(\.rejection.id) == [poison.uuidString.lowercased()])
+            #expect(rejections.map(\.rejection.index) == [1], "its position in the record")
+            #expect(rejections.map(\.rejection.code) == [.databaseRefused])
+            #expect(storage.files.withLock { $0.quarantined.isEmpty })
+            #expect(metrics.render().contains("cardinal_spool_replayed_events_total 6"))
+            requestIDs.append(rejections.map(\.requestID))
+        }
+        let microseconds = Int64((batches[1].spooledAt.timeIntervalSince1970 * 1_000_000).rounded())
+        #expect(requestIDs[0] == ["spool-1-\(frames[0].count)-\(microseconds)"])
+        #expect(requestIDs[1] == requestIDs[0])
+    }
+
+    @Test("A record whose rejections the database refuses is quarantined; the others of its chunk are stored")
+    func recordWithRefusedRejectionsIsQuarantined() throws {
+        let storage = InMemorySpoolStorage()
+        let (spool, replayer, database, metrics) = try setUp(storage, chunkEvents: 100)
+        var batches = (0..<3).map { _ in batch(events: 2) }
+        batches[1].rejections = [RejectionRecord(
+            appID: 1, requestID: "r1", receivedAt: .now,
+            rejection: EventRejection(index: 2, id: nil, code: .invalidJSON, message: "not JSON", rawJSON: "{"))]
         for batch in batches {
             try spool.append(batch)
         }
-        database.poisoned.withLock { $0 = [batches[1].events[0].event.id] }
+        database.refusesRejections.store(true, ordering: .relaxed)
         drain(spool, replayer)
-        #expect(database.stored.withLock { $0 } == (batches[0].events + batches[2].events).map(\.event.id))
+        #expect(Set(database.stored.withLock { $0 }) == Set(batches.flatMap(\.events).map(\.event.id)))
         #expect(storage.files.withLock { $0.quarantined.count } == 1)
+        #expect(metrics.render().contains("cardinal_spool_quarantined_records_total 1"))
     }
 }

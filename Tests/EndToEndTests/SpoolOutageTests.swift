@@ -51,6 +51,35 @@ import TestSupport
         #expect(after["cardinal_spool_quarantined_records_total"] == 0)
     }
 
+    @Test("An event the database refuses at replay is stored as a rejection; the rest of its batch is stored")
+    func eventRefusedAtReplay() throws {
+        let fixture = try OutageFixture()
+        try fixture.tables().connection.executeScript("update cardinal.settings set retention_days = 30")
+        // The daemon validates with 400 days, as one started during an outage does until it reads the settings.
+        let daemon = try fixture.startDaemon(["--retention-days", "400"])
+        defer { daemon.stop() }
+        let client = IngestClient(port: daemon.port, key: fixture.key)
+        #expect(try client.ingest(TestEvent.impressions(1)).counts == .accepted(1))
+        try fixture.cluster.stop()
+
+        let good = TestEvent.impressions(4)
+        let old = TestEvent.impression(time: EpochMilliseconds.hoursAgo(90 * 24))
+        #expect(try client.ingest([good[0], old] + good[1...]).counts == .accepted(5), "spooled, so only known at replay")
+        try fixture.cluster.start()
+        try fixture.waitUntilSpoolDrained(client)
+
+        let tables = try fixture.tables()
+        #expect(Set(good.map(\.id)).isSubset(of: try tables.storedIDs()))
+        #expect(!(try tables.storedIDs().contains(old.id)))
+        let rejections = try tables.rejections()
+        #expect(rejections.map(\.code) == ["time_too_old"])
+        #expect(rejections.map(\.eventID) == [old.id.uuidString.lowercased()])
+        #expect(rejections.map(\.index) == [1], "its position in the spooled batch")
+        #expect(rejections.first?.requestID?.hasPrefix("spool-") == true)
+        let metrics = try MetricsText(client.get("/metrics").text)
+        #expect(metrics["cardinal_spool_quarantined_records_total"] == 0)
+    }
+
     @Test("A kill -9 during the replay loses nothing and stores nothing twice: the restarted daemon finishes it")
     func killDuringReplay() throws {
         let fixture = try OutageFixture()

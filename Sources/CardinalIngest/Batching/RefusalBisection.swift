@@ -10,11 +10,12 @@ import CardinalStore
 ///
 /// One bad event among n costs about 2·log₂(n) extra transactions; a batch that passes costs nothing extra.
 /// A submission whose events were committed in several transactions is answered once all have committed.
+/// The spool's replay writes its records the same way (`SpoolReplayer`), each record an item.
 struct RefusalBisection {
     let sink: any BatchSink
 
-    /// Writes `batch` and says, for each submission in order, what became of it.
-    func write(_ batch: [Submission]) -> [SubmissionOutcome] {
+    /// Writes `batch` and says, for each item in order, what became of it.
+    func write<Item: BisectableItem>(_ batch: [Item]) -> [SubmissionOutcome] {
         let records = batch.flatMap(\.events)
         let rejections = batch.flatMap(\.rejections)
         var fates: [Fate]
@@ -63,17 +64,17 @@ struct RefusalBisection {
         }
     }
 
-    /// Stores the request's rejections together with the refused events, then answers each submission.
-    private func finish(_ batch: [Submission], records: [EventRecord], fates: [Fate]) -> [SubmissionOutcome] {
+    /// Stores the items' rejections together with the refused events, then answers each item.
+    private func finish<Item: BisectableItem>(_ batch: [Item], records: [EventRecord], fates: [Fate]) -> [SubmissionOutcome] {
         var rejections = batch.flatMap(\.rejections)
         var offset = 0
-        for submission in batch {
-            for position in submission.events.indices {
+        for item in batch {
+            for position in item.events.indices {
                 if case .refused(let refusal) = fates[offset + position] {
-                    rejections.append(Self.rejection(of: submission, at: position, refusal: refusal))
+                    rejections.append(item.rejection(ofEventAt: position, refusedFor: refusal))
                 }
             }
-            offset += submission.events.count
+            offset += item.events.count
         }
         var rejectionsFailure: WriteFailure?
         if !rejections.isEmpty {
@@ -86,38 +87,38 @@ struct RefusalBisection {
         return Self.outcomes(of: batch, fates: fates, rejectionsFailure: rejectionsFailure)
     }
 
-    private static func rejection(of submission: Submission, at position: Int, refusal: DatabaseRefusal) -> RejectionRecord {
-        let record = submission.events[position]
-        return RejectionRecord(
-            appID: record.appID, requestID: submission.requestID, receivedAt: record.receivedAt,
-            rejection: EventRejection(
-                index: submission.eventIndices[position], id: record.event.id.uuidString.lowercased(),
-                code: refusal.code, message: refusal.message, rawJSON: record.event.compactJSON))
-    }
-
-    /// Each submission's outcome: not written when any of its events failed, or when it has rejections and
-    /// they could not be stored; otherwise written, with its refused events among its rejections.
-    private static func outcomes(of batch: [Submission], fates: [Fate], rejectionsFailure: WriteFailure?) -> [SubmissionOutcome] {
+    /// Each item's outcome: not written when any of its events failed, or when it has rejections and they
+    /// could not be stored; otherwise written, with its refused events among its rejections.
+    private static func outcomes<Item: BisectableItem>(of batch: [Item], fates: [Fate], rejectionsFailure: WriteFailure?) -> [SubmissionOutcome] {
         var offset = 0
-        return batch.map { submission in
-            let own = fates[offset..<offset + submission.events.count]
-            offset += submission.events.count
+        return batch.map { item in
+            let own = fates[offset..<offset + item.events.count]
+            offset += item.events.count
             var inserted: [Bool] = []
             var refused: [EventRejection] = []
-            for (position, fate) in zip(submission.events.indices, own) {
+            for (position, fate) in zip(item.events.indices, own) {
                 switch fate {
                 case .stored(let flag):
                     inserted.append(flag)
                 case .refused(let refusal):
-                    refused.append(rejection(of: submission, at: position, refusal: refusal).rejection)
+                    refused.append(item.rejection(ofEventAt: position, refusedFor: refusal).rejection)
                 case .failed(let failure):
                     return .notWritten(failure)
                 }
             }
-            if let rejectionsFailure, !(refused.isEmpty && submission.rejections.isEmpty) {
+            if let rejectionsFailure, !(refused.isEmpty && item.rejections.isEmpty) {
                 return .notWritten(rejectionsFailure)
             }
             return .written(inserted: inserted, refused: refused)
         }
     }
+}
+
+/// What a batch written through `RefusalBisection` is made of: events answered together, with the rejections
+/// that travel with them.
+protocol BisectableItem {
+    var events: [EventRecord] { get }
+    var rejections: [RejectionRecord] { get }
+    /// The rejection to store for the event at `position` of `events`, which the database refused.
+    func rejection(ofEventAt position: Int, refusedFor refusal: DatabaseRefusal) -> RejectionRecord
 }

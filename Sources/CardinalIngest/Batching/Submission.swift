@@ -22,7 +22,19 @@ struct Submission: BatchItem, Sendable {
     var weight: Int { max(1, events.count + rejections.count) }
 }
 
-/// What became of a submission.
+extension Submission: BisectableItem {
+    /// The rejection of a refused event names the request and the event's position in it.
+    func rejection(ofEventAt position: Int, refusedFor refusal: DatabaseRefusal) -> RejectionRecord {
+        let record = events[position]
+        return RejectionRecord(
+            appID: record.appID, requestID: requestID, receivedAt: record.receivedAt,
+            rejection: EventRejection(
+                index: eventIndices[position], id: record.event.id.uuidString.lowercased(),
+                code: refusal.code, message: refusal.message, rawJSON: record.event.compactJSON))
+    }
+}
+
+/// What became of a submission (or of a spooled record replayed the same way).
 enum SubmissionOutcome: Sendable {
     /// Committed: for each event not in `refused`, in order, whether it was stored now (`false`: a duplicate
     /// of a stored event); `refused`: the events the database refused, stored as rejections instead.

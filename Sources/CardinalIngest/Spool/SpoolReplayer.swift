@@ -1,3 +1,4 @@
+import CardinalCore
 import CardinalStore
 import Foundation
 import Synchronization
@@ -8,9 +9,11 @@ import Synchronization
 /// A segment's records are written in transactions of about `chunkEvents` events through an ordinary
 /// `BatchSink` (the idempotent `EventWriter`: `INSERT … ON CONFLICT DO NOTHING`), and the segment is deleted only
 /// after its last chunk committed. A crash in between replays the segment again from its start: its events come
-/// back as duplicates and are stored once. Damaged records (CRC or length wrong with intact ones after them),
-/// records that do not decode, and records the database refuses even alone are copied to `quarantine/`,
-/// counted and logged; the rest of the segment replays.
+/// back as duplicates and are stored once. When the database refuses a chunk's data, the chunk is bisected as
+/// a live batch is (`RefusalBisection`): each event it refuses is stored as a rejection (`ReplayedRecord` says
+/// under which request id) and the others are stored. Damaged records (CRC or length wrong with intact ones
+/// after them), records that do not decode, and records whose rejections the database refuses are copied to
+/// `quarantine/`, counted and logged; the rest of the segment replays.
 final class SpoolReplayer: Sendable {
     private let spool: SpoolWriter
     private let sink: any BatchSink & Sendable
@@ -96,13 +99,13 @@ final class SpoolReplayer: Sendable {
                 ])
             }
         }
-        var chunk: [(offset: Int, batch: SpooledBatch)] = []
+        var chunk: [ReplayedRecord] = []
         var chunkWeight = 0
         var committed = done
         for (index, record) in scan.records.enumerated() where index >= done {
             do {
                 let batch = try SpooledBatch(decoding: record.payload)
-                chunk.append((record.offset, batch))
+                chunk.append(ReplayedRecord(batch: batch, segment: segment.sequence, offset: record.offset))
                 chunkWeight += batch.events.count + batch.rejections.count
             } catch {
                 quarantine(Array(bytes[record.offset..<record.payload.endIndex]), segment: segment,
@@ -136,28 +139,38 @@ final class SpoolReplayer: Sendable {
         return true
     }
 
-    /// Writes a chunk in one transaction; if the database refuses its data, each record alone, quarantining
-    /// those it refuses alone. Returns `false` when the database is unavailable.
-    private func write(_ chunk: [(offset: Int, batch: SpooledBatch)], bytes: [UInt8], segment: SpoolWriter.Segment) -> Bool {
+    /// Writes a chunk in one transaction, bisected when the database refuses its data, and quarantines the
+    /// records whose rejections it refuses. Returns `false` when the database is unavailable: the chunk is then
+    /// written again later, and what of it committed comes back as duplicates.
+    private func write(_ chunk: [ReplayedRecord], bytes: [UInt8], segment: SpoolWriter.Segment) -> Bool {
         guard !chunk.isEmpty else {
             return true
         }
-        do {
-            _ = try sink.write(events: chunk.flatMap(\.batch.events), rejections: chunk.flatMap(\.batch.rejections))
-            metrics.recordReplayed(events: chunk.reduce(0) { $0 + $1.batch.events.count })
-            return true
-        } catch .refusedByDatabase(let reason) {
-            guard chunk.count > 1 else {
-                let end = chunk[0].offset + SpoolSegmentFormat.headerSize
-                    + Int(SpoolSegmentFormat.readUInt32(bytes, at: chunk[0].offset + 4))
-                quarantine(Array(bytes[chunk[0].offset..<end]), segment: segment, offset: chunk[0].offset,
-                           reason: "refused by the database: \(reason)")
-                return true
+        var written: [(record: ReplayedRecord, events: Int, refused: [EventRejection])] = []
+        var refusedRecords: [(record: ReplayedRecord, refusal: DatabaseRefusal)] = []
+        for (record, outcome) in zip(chunk, RefusalBisection(sink: sink).write(chunk)) {
+            switch outcome {
+            case let .written(inserted, refused): written.append((record, inserted.count + refused.count, refused))
+            case let .notWritten(.refusedByDatabase(refusal)): refusedRecords.append((record, refusal))
+            case .notWritten: return false
             }
-            return chunk.allSatisfy { write([$0], bytes: bytes, segment: segment) }
-        } catch {
-            return false
         }
+        for (record, events, refused) in written {
+            metrics.recordReplayed(events: events)
+            for rejection in refused {
+                // The message names the SQLSTATE and constraint only, never the row.
+                logger.log(.warning, "spool: database refused a replayed event; stored as a rejection", [
+                    "ingest.request_id": record.requestID, "ingest.event_index": String(rejection.index),
+                    "ingest.code": rejection.code.rawValue, "db.error": rejection.message,
+                ])
+            }
+        }
+        for (record, refusal) in refusedRecords {
+            let end = record.offset + SpoolSegmentFormat.headerSize + Int(SpoolSegmentFormat.readUInt32(bytes, at: record.offset + 4))
+            quarantine(Array(bytes[record.offset..<end]), segment: segment, offset: record.offset,
+                       reason: "refused by the database: \(refusal)")
+        }
+        return true
     }
 
     private func quarantine(_ bytes: [UInt8], segment: SpoolWriter.Segment, offset: Int, reason: String) {
