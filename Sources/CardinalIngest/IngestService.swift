@@ -120,6 +120,10 @@ public final class IngestService: Sendable {
                 + "(events of it that were stored after all come back as duplicates)",
             retryAfterSeconds: 1)
         server.maxBodyBytes = configuration.maxBodyBytes
+        // For a body without Content-Length that outgrows the limit; a declared one is refused by RequestHeadCheck.
+        server.bodyTooLargeResponse = IngestResponse.error(
+            413, code: "payload_too_large",
+            message: "the body is larger than \(configuration.maxBodyBytes) bytes, the most this server accepts: send smaller batches")
         server.threadPoolSize = configuration.httpThreads
         server.logger = { message in logger.log(.warning, "http server", ["http.error": message]) }
         return server

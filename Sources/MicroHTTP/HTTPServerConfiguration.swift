@@ -26,8 +26,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Bytes of libmicrohttpd's per-connection memory pool (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): request
     /// headers must fit in it, and it bounds how much body arrives per read.
     public var connectionMemoryLimit: Int = 64 * 1024
-    /// Largest request body accepted; a larger one is answered `413 Content Too Large`.
+    /// Largest request body accepted; a larger one is answered ``bodyTooLargeResponse``.
     public var maxBodyBytes: Int = 8 * 1024 * 1024
+    /// What a request whose body is larger than ``maxBodyBytes`` (declared or, without `Content-Length`, as
+    /// received) is answered: a `413 Content Too Large`.
+    public var bodyTooLargeResponse = HTTPResponse.text(413, "request body too large\n")
     /// `0` runs one internal epoll thread; a positive value runs that many threads
     /// (`MHD_OPTION_THREAD_POOL_SIZE`), each with its own epoll set.
     public var threadPoolSize: Int = 0

@@ -7,6 +7,7 @@ import Synchronization
 /// callbacks borrow it with `Unmanaged.passUnretained`.
 final class ServerCore: Sendable {
     let maxBodyBytes: Int
+    private let bodyTooLargeResponse: HTTPResponse
     let headHandler: HTTPHeadHandler?
     let admissionHandler: HTTPAdmissionHandler?
     let handler: HTTPHandler
@@ -25,6 +26,7 @@ final class ServerCore: Sendable {
     init(configuration: HTTPServerConfiguration, headHandler: HTTPHeadHandler?,
          admissionHandler: HTTPAdmissionHandler?, handler: @escaping HTTPHandler) {
         maxBodyBytes = configuration.maxBodyBytes
+        bodyTooLargeResponse = configuration.bodyTooLargeResponse
         logger = configuration.logger
         requestDeadline = configuration.requestDeadline
         connectionTimeoutSeconds = MHDDaemon.timeoutSeconds(configuration.connectionTimeout)
@@ -64,7 +66,7 @@ final class ServerCore: Sendable {
         case .receiving:
             return dispatch(context, connection: connection)
         case .tooLarge:
-            return queue(tooLargeResponse(), on: connection)
+            return queue(bodyTooLargeResponse, on: connection)
         case .dispatched(let responder):
             switch responder.reply.resumed() {
             case .queue(let response): return queue(response, on: connection)
@@ -82,7 +84,7 @@ final class ServerCore: Sendable {
             return queue(early, on: connection)
         }
         if let declaredLength = headers["Content-Length"].flatMap({ Int($0) }), declaredLength > maxBodyBytes {
-            return queue(tooLargeResponse(), on: connection)
+            return queue(bodyTooLargeResponse, on: connection)
         }
         let start = connections.readySince(connection) ?? .now
         let context = RequestContext(
@@ -173,10 +175,6 @@ final class ServerCore: Sendable {
     private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         guard let mhdResponse = MHDResponse(response, log: log) else { return .NO }
         return mhdResponse.queue(on: connection, status: response.status, log: log)
-    }
-
-    private func tooLargeResponse() -> HTTPResponse {
-        .text(413, "request body larger than \(maxBodyBytes) bytes\n")
     }
 
     /// One message from libmicrohttpd or from this adapter.

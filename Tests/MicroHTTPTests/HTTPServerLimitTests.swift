@@ -22,10 +22,14 @@ import Testing
         #expect(calls.value == 0)
     }
 
-    @Test("A chunked body that grows past maxBodyBytes is answered 413 without calling the handler")
+    @Test("A chunked body that grows past maxBodyBytes gets bodyTooLargeResponse without calling the handler")
     func chunkedBodyTooLarge() async throws {
         let calls = CallCounter()
-        let server = try makeServer({ $0.maxBodyBytes = 1024 }) { _, responder in
+        let configure: (inout HTTPServerConfiguration) -> Void = {
+            $0.maxBodyBytes = 1024
+            $0.bodyTooLargeResponse = .text(413, "send less")
+        }
+        let server = try makeServer(configure) { _, responder in
             calls.increment()
             responder.respond(.text(200, "handled"))
         }
@@ -44,6 +48,7 @@ import Testing
         }
 
         #expect(replies.0.status == 413)
+        #expect(replies.0.text == "send less")
         #expect(replies.1.status == 200)
         #expect(calls.value == 1)
     }
