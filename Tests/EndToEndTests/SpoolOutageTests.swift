@@ -16,6 +16,7 @@ import TestSupport
 
         try fixture.cluster.stop()
 
+        let firstSpooled = Date()
         var spooled: [TestEvent] = []
         for _ in 0..<20 {
             let events = TestEvent.impressions(10)
@@ -33,6 +34,8 @@ import TestSupport
         let metrics = try MetricsText(client.get("/metrics").text)
         #expect(metrics["cardinal_spool_records"] == 22)
         #expect(metrics["cardinal_spool_bytes"] > 0)
+        let age = metrics["cardinal_spool_oldest_record_age_seconds"]
+        #expect(age > 0 && age <= Date().timeIntervalSince(firstSpooled), "the first spooled record's age")
         #expect(!fixture.segmentFiles().isEmpty)
 
         try fixture.cluster.start()
@@ -49,6 +52,7 @@ import TestSupport
         let after = try MetricsText(client.get("/metrics").text)
         #expect(after["cardinal_spool_replayed_events_total"] == 211, "events, not rejections, and the resent ones too")
         #expect(after["cardinal_spool_quarantined_records_total"] == 0)
+        #expect(after["cardinal_spool_oldest_record_age_seconds"] == 0, "nothing is left to age")
     }
 
     @Test("An event the database refuses at replay is stored as a rejection; the rest of its batch is stored")
