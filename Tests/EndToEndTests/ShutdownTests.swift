@@ -135,6 +135,35 @@ import Testing
         }
     }
 
+    @Test("SIGTERM cancels a fold in progress, here one waiting for a lock, and exits 0 without waiting for it")
+    func sigtermCancelsFold() throws {
+        let fixture = try IngestFixture()
+        let locker = try fixture.database.connect()
+        let daemon = try fixture.startDaemon(["--fold-interval", "1s"])
+        defer { daemon.stop() }
+        // The fold of the events below waits for this lock as long as the transaction holds it, as a long fold
+        // would run.
+        try locker.executeScript("begin; lock table cardinal.report_user_state in access exclusive mode")
+        defer { try? locker.executeScript("rollback") }
+        #expect(try fixture.client(of: daemon).ingest(TestEvent.impressions(3)).counts == .accepted(3))
+        // Not through the locker: pg_stat_activity is read once per transaction.
+        let observer = try fixture.database.connect()
+        try Poll.until("the fold to wait for the lock") { () -> Bool? in
+            let waiting = try observer.query(
+                """
+                select count(*) from pg_stat_activity
+                where application_name = 'cardinald-report-state-fold' and wait_event_type = 'Lock'
+                """
+            ).first?.decode(Int.self, at: 0)
+            return waiting == 1 ? true : nil
+        }
+
+        daemon.terminate()
+
+        #expect(try daemon.waitForExit(timeout: .seconds(20)) == .exited(0), "while the lock is still held")
+        #expect(try fixture.tables().eventCount() == 3)
+    }
+
     private static func waitForQueuedEvents(_ count: Int, _ probe: IngestClient) throws {
         try Poll.until("\(count) events to be queued behind the blocked writers") {
             try MetricsText(probe.get("/metrics").text)["cardinal_ingest_queue_events"] == Double(count) ? true : nil

@@ -7,16 +7,22 @@ import PostgresClient
 /// waits for it: the writers only store, the fold finds what they stored since its last watermark, and the
 /// reports count those unfolded events too, so a slow fold costs report speed, not freshness. Several daemons may run one each; the database lets one fold at a time.
 final class ReportStateFolder: Sendable {
-    private let stopping: ConditionProtected<Bool>
+    private struct State {
+        var stopping = false
+        /// Of the folding thread's connection, once it has one.
+        var canceller: PostgresCanceller?
+    }
+
+    private let state: ConditionProtected<State>
     private let finished = DispatchGroup()
 
     /// Starts the folding thread.
     init(connectionString: String, interval: Duration, metrics: IngestMetrics, logger: Logger) {
-        let stopping = ConditionProtected(false)
-        self.stopping = stopping
+        let state = ConditionProtected(State())
+        self.state = state
         finished.enter()
         let thread = Thread { [finished] in
-            Self.run(connectionString: connectionString, interval: interval, stopping: stopping, metrics: metrics,
+            Self.run(connectionString: connectionString, interval: interval, state: state, metrics: metrics,
                      logger: logger)
             finished.leave()
         }
@@ -24,27 +30,40 @@ final class ReportStateFolder: Sendable {
         thread.start()
     }
 
-    /// Stops after the fold in progress, if any, and returns when the thread has ended.
+    /// Cancels the fold in progress, if any, and returns when the thread has ended. After a long outage a fold
+    /// can take minutes, longer than a service manager waits for a stop; cancelled, it rolls back, and the next
+    /// fold (of this daemon after a restart, or of another) takes its events. A cancel that comes in the
+    /// instant before the fold's statement begins is lost, and that fold runs to its end.
     func stop() {
-        stopping.withLock { $0 = true }
-        stopping.signalAll()
+        let canceller = state.withLock { state in
+            state.stopping = true
+            return state.canceller
+        }
+        state.signalAll()
+        canceller?.cancelRunningStatement()
         finished.wait()
     }
 
     private static func run(
-        connectionString: String, interval: Duration, stopping: ConditionProtected<Bool>, metrics: IngestMetrics,
+        connectionString: String, interval: Duration, state: ConditionProtected<State>, metrics: IngestMetrics,
         logger: Logger
     ) {
         var connection: PostgresConnection?
-        while !waitOrStop(interval, stopping) {
+        while !waitOrStop(interval, state) {
             do {
                 let live = try connection ?? PostgresConnection(connectionString: connectionString)
-                connection = live
+                if connection == nil {
+                    state.withLock { $0.canceller = live.makeCanceller() }
+                    connection = live
+                }
                 try foldOnce(ReportStateStore(connection: live), metrics: metrics, logger: logger)
             } catch let error as PostgresError where error.sqlState == .serializationFailure {
                 // A rebuild raced this fold; nothing was folded, and the next round takes it all.
                 continue
             } catch {
+                if state.withLock({ $0.stopping }) {
+                    return
+                }
                 if let broken = connection, !broken.isUsable {
                     connection = nil
                 }
@@ -68,14 +87,14 @@ final class ReportStateFolder: Sendable {
     }
 
     /// Sleeps for `interval` unless asked to stop; true when asked to stop.
-    private static func waitOrStop(_ interval: Duration, _ stopping: ConditionProtected<Bool>) -> Bool {
+    private static func waitOrStop(_ interval: Duration, _ state: ConditionProtected<State>) -> Bool {
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         let deadline = Date(timeIntervalSinceNow: seconds)
         while true {
             var stop = false
             var due = false
-            stopping.withLockThenWait { isStopping in
-                stop = isStopping
+            state.withLockThenWait { state in
+                stop = state.stopping
                 due = Date() >= deadline
                 return stop || due ? .proceed : .until(deadline)
             }
