@@ -87,13 +87,12 @@ struct IndexEntryText: Equatable {
     }
 
     /// The user key as the report state may hold it: `user_id`, or for an anonymous event the longest user key
-    /// a login can give its device.
+    /// a login can give its device (longer than any `device:` key, at most 7 + 1020 bytes).
     private static func userKey(of event: Event) -> Field {
         if let userID = event.userID {
             return Field(name: "user_id", bytes: userID.utf8.count)
         }
-        let deviceKey = "device:".utf8.count + (event.deviceID?.utf8.count ?? 0)
-        return Field(name: "device_id", bytes: max(deviceKey, Limits.userKeyMaxBytes))
+        return Field(name: "device_id", bytes: Limits.userKeyMaxBytes)
     }
 
     private static func field(_ name: String, _ value: String?) -> Field? {

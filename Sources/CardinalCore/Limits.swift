@@ -41,8 +41,9 @@ public enum Limits {
     public static let propertiesNumberMaxIntegerDigits = 131_072
     /// The most UTF-8 bytes the text columns of one index entry of `cardinal.events` or of the report state
     /// may have together (the entries are listed in `EventValidator+IndexBudget.swift`). A B-tree entry holds
-    /// at most 2704 bytes; the rest is left for the fixed-size columns, headers, alignment and the separators
-    /// of `report_rows.row_key` (at most 92 bytes).
+    /// at most 2704 bytes; the other 104 are left for what the budget does not count: fixed-size columns,
+    /// headers and alignment, the short texts of `type` and `channel` in `events_campaign_idx`, and the app id,
+    /// commas and `NULL`s of `report_rows.row_key` (about 90 bytes at most).
     public static let indexedTextMaxBytes = 2_600
     /// The most JSON values (scalars, arrays and objects) one event may hold. `properties` of at most
     /// ``defaultMaxPropertiesBytes`` hold about 8,200, the other fields a few dozen; the budget bounds the

@@ -7,22 +7,22 @@ import Testing
 @testable import CardinalIngest
 
 @Suite struct SpoolReplayerTests {
-    /// A database stand-in: stores event ids and rejections, refuses batches holding a poisoned id (or any
-    /// rejection, when told to), or is down.
+    /// A database stand-in: stores event ids and rejections, refuses batches holding a poisoned event id or a
+    /// rejection of a poisoned request id, or is down.
     final class FakeDatabase: BatchSink, Sendable {
         let stored = Mutex<[UUID]>([])
         let storedRejections = Mutex<[RejectionRecord]>([])
         let transactions = Mutex(0)
         let isDown = Atomic(false)
         let poisoned = Mutex<Set<UUID>>([])
-        let refusesRejections = Atomic(false)
+        let poisonedRequests = Mutex<Set<String>>([])
 
         func write(events: [EventRecord], rejections: [RejectionRecord]) throws(WriteFailure) -> [Bool] {
             if isDown.load(ordering: .relaxed) {
                 throw .databaseUnavailable
             }
             if !poisoned.withLock({ $0.isDisjoint(with: events.map(\.event.id)) })
-                || (refusesRejections.load(ordering: .relaxed) && !rejections.isEmpty) {
+                || !poisonedRequests.withLock({ $0.isDisjoint(with: rejections.map(\.requestID)) }) {
                 throw .refusedByDatabase(DatabaseRefusal(code: .databaseRefused, message: "poisoned"))
             }
             transactions.withLock { $0 += 1 }
@@ -141,15 +141,18 @@ import Testing
         let storage = InMemorySpoolStorage()
         let (spool, replayer, database, metrics) = try setUp(storage, chunkEvents: 100)
         var batches = (0..<3).map { _ in batch(events: 2) }
-        batches[1].rejections = [RejectionRecord(
-            appID: 1, requestID: "r1", receivedAt: .now,
-            rejection: EventRejection(index: 2, id: nil, code: .invalidJSON, message: "not JSON", rawJSON: "{"))]
+        for (index, requestID) in [(1, "r1"), (2, "r2")] {
+            batches[index].rejections = [RejectionRecord(
+                appID: 1, requestID: requestID, receivedAt: .now,
+                rejection: EventRejection(index: 2, id: nil, code: .invalidJSON, message: "not JSON", rawJSON: "{"))]
+        }
         for batch in batches {
             try spool.append(batch)
         }
-        database.refusesRejections.store(true, ordering: .relaxed)
+        database.poisonedRequests.withLock { $0 = ["r1"] }
         drain(spool, replayer)
         #expect(Set(database.stored.withLock { $0 }) == Set(batches.flatMap(\.events).map(\.event.id)))
+        #expect(database.storedRejections.withLock { $0.map(\.requestID) } == ["r2"], "the other record's rejection")
         #expect(storage.files.withLock { $0.quarantined.count } == 1)
         #expect(metrics.render().contains("cardinal_spool_quarantined_records_total 1"))
     }

@@ -18,6 +18,10 @@ struct CancelTests {
         }
         let error = #expect(throws: PostgresError.self) { try connection.query("select pg_sleep(60)") }
         #expect(error?.sqlState == .queryCanceled)
+        // The statement can fail before PQcancel has returned on the other thread.
+        while !sent.withLock({ $0.done }) && ContinuousClock.now - started < .seconds(30) {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         #expect(sent.withLock { $0.done && $0.failure == nil })
         #expect(ContinuousClock.now - started < .seconds(30), "long before the 60 s sleep ended")
         #expect(try connection.query("select 1").first?.decode(Int.self, at: 0) == 1, "the connection goes on")

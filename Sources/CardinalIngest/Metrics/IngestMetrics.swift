@@ -181,7 +181,7 @@ final class IngestMetrics: Sendable {
         let counters: [(String, String, Int)] = [
             ("cardinal_spool_appended_events_total", "Events and rejections spooled because the database was unavailable.",
              state.spooledEvents),
-            ("cardinal_spool_replayed_events_total", "Spooled events written to the database by the replay.", state.replayedEvents),
+            ("cardinal_spool_replayed_events_total", "Spooled events the replay wrote to the database: stored, duplicates, or refused and kept as rejections.", state.replayedEvents),
             ("cardinal_spool_quarantined_records_total", "Damaged or refused spool records moved to quarantine/.",
              state.quarantinedRecords),
         ]

@@ -32,15 +32,20 @@ final class ReportStateFolder: Sendable {
 
     /// Cancels the fold in progress, if any, and returns when the thread has ended. After a long outage a fold
     /// can take minutes, longer than a service manager waits for a stop; cancelled, it rolls back, and the next
-    /// fold (of this daemon after a restart, or of another) takes its events. A cancel that comes in the
-    /// instant before the fold's statement begins is lost, and that fold runs to its end.
+    /// fold (of this daemon after a restart, or of another) takes its events. The thread checks for a stop
+    /// before each statement of a round, so only a cancel that lands between that check and the statement's
+    /// start is lost (that fold then runs to its end).
     func stop() {
         let canceller = state.withLock { state in
             state.stopping = true
             return state.canceller
         }
         state.signalAll()
-        canceller?.cancelRunningStatement()
+        if let canceller {
+            // A cancel opens a connection of its own, which a silent network would hold for minutes; the fold's
+            // own connection gives up sooner (tcp_user_timeout), so the stop waits for that, not for the cancel.
+            DispatchQueue.global().async { canceller.cancelRunningStatement() }
+        }
         finished.wait()
     }
 
@@ -56,7 +61,9 @@ final class ReportStateFolder: Sendable {
                     state.withLock { $0.canceller = live.makeCanceller() }
                     connection = live
                 }
-                try foldOnce(ReportStateStore(connection: live), metrics: metrics, logger: logger)
+                try foldOnce(ReportStateStore(connection: live), metrics: metrics, logger: logger) {
+                    state.withLock { $0.stopping }
+                }
             } catch let error as PostgresError where error.sqlState == .serializationFailure {
                 // A rebuild raced this fold; nothing was folded, and the next round takes it all.
                 continue
@@ -72,10 +79,15 @@ final class ReportStateFolder: Sendable {
         }
     }
 
-    private static func foldOnce(_ store: ReportStateStore, metrics: IngestMetrics, logger: Logger) throws {
+    private static func foldOnce(
+        _ store: ReportStateStore, metrics: IngestMetrics, logger: Logger, isStopping: () -> Bool
+    ) throws {
+        guard !isStopping() else {
+            return
+        }
         let backlog = try store.backlog()
         metrics.setFoldBacklog(backlog)
-        guard backlog.events > 0 else {
+        guard backlog.events > 0, !isStopping() else {
             return
         }
         let started = ContinuousClock.now

@@ -139,9 +139,9 @@ final class SpoolReplayer: Sendable {
         return true
     }
 
-    /// Writes a chunk in one transaction, bisected when the database refuses its data, and quarantines the
-    /// records whose rejections it refuses. Returns `false` when the database is unavailable: the chunk is then
-    /// written again later, and what of it committed comes back as duplicates.
+    /// Writes a chunk in one transaction, bisected when the database refuses its data, then each record whose
+    /// rejections it refused alone, quarantining those it refuses alone. Returns `false` when the database is
+    /// unavailable: the chunk is then written again later, and what of it committed comes back as duplicates.
     private func write(_ chunk: [ReplayedRecord], bytes: [UInt8], segment: SpoolWriter.Segment) -> Bool {
         guard !chunk.isEmpty else {
             return true
@@ -165,25 +165,31 @@ final class SpoolReplayer: Sendable {
                 ])
             }
         }
-        for (record, refusal) in refusedRecords {
-            let end = record.offset + SpoolSegmentFormat.headerSize + Int(SpoolSegmentFormat.readUInt32(bytes, at: record.offset + 4))
-            quarantine(Array(bytes[record.offset..<end]), segment: segment, offset: record.offset,
-                       reason: "refused by the database: \(refusal)")
+        guard chunk.count > 1 else {
+            for (record, refusal) in refusedRecords {
+                let end = record.offset + SpoolSegmentFormat.headerSize
+                    + Int(SpoolSegmentFormat.readUInt32(bytes, at: record.offset + 4))
+                quarantine(Array(bytes[record.offset..<end]), segment: segment, offset: record.offset,
+                           reason: "refused by the database: \(refusal)")
+            }
+            return true
         }
-        return true
+        // The rejections of a chunk are stored together, so one refused rejection fails them all: each such
+        // record is written again alone (its stored events come back as duplicates).
+        return refusedRecords.allSatisfy { write([$0.record], bytes: bytes, segment: segment) }
     }
 
     private func quarantine(_ bytes: [UInt8], segment: SpoolWriter.Segment, offset: Int, reason: String) {
         do {
             let path = try spool.storage.quarantine(bytes, segment: segment.sequence, offset: offset)
             metrics.recordQuarantined(records: 1)
-            logger.log(.error, "spool: damaged record moved to quarantine; the rest of the segment replays", [
+            logger.log(.error, "spool: record moved to quarantine; the rest of the segment replays", [
                 "spool.segment": String(segment.sequence), "spool.offset": String(offset),
                 "spool.bytes": String(bytes.count), "spool.quarantine": path, "spool.reason": reason,
             ])
         } catch {
             metrics.recordQuarantined(records: 1)
-            logger.log(.error, "spool: damaged record could not be quarantined and is dropped", [
+            logger.log(.error, "spool: record could not be quarantined and is dropped", [
                 "spool.segment": String(segment.sequence), "spool.offset": String(offset), "spool.error": error.description,
             ])
         }
