@@ -24,6 +24,10 @@
 extension EventValidator {
     /// Rejects an event whose indexed text columns of one entry exceed ``Limits/indexedTextMaxBytes``.
     func checkIndexEntrySize(of event: Event) throws(ValidationFailure) {
+        // Almost every event is far from every budget; listing its entries, on every event, would be wasted.
+        guard IndexEntryText.bound(of: event) > Limits.indexedTextMaxBytes else {
+            return
+        }
         for entry in IndexEntryText.entries(of: event) where entry.bytes > Limits.indexedTextMaxBytes {
             throw ValidationFailure(code: .tooLong, message: entry.overBudgetMessage)
         }
@@ -45,6 +49,22 @@ struct IndexEntryText: Equatable {
     }
 
     var bytes: Int { fields.reduce(0) { $0 + $1.bytes } }
+
+    /// More than any entry of the event can hold: the longest user key, and every other indexed text twice
+    /// (a `'` or `\` quoted) with its quotes and `E`.
+    static func bound(of event: Event) -> Int {
+        let texts: [String?] = [
+            event.sessionID, event.variantID, event.messageID, event.placementID, event.buttonID,
+            event.sdkVersion, event.appVersion, event.conversionName, event.channel?.rawValue, event.platform?.rawValue,
+        ]
+        let sourceBytes = switch event.source {
+        case nil: 0
+        case .campaign(let id): id.utf8.count
+        case .canvas(let id, let stepID): id.utf8.count + stepID.utf8.count
+        }
+        let otherBytes = texts.reduce(sourceBytes) { $0 + ($1?.utf8.count ?? 0) }
+        return Limits.userKeyMaxBytes + 2 * otherBytes + 3 * 5
+    }
 
     /// Every kind of entry the event makes whose text columns can be long, in the order they are checked.
     static func entries(of event: Event) -> [IndexEntryText] {
