@@ -119,6 +119,20 @@ struct RefusalBisection {
 protocol BisectableItem {
     var events: [EventRecord] { get }
     var rejections: [RejectionRecord] { get }
+    /// The request id under which a refused event's rejection is stored.
+    var requestID: String { get }
+    /// The index a refused event's rejection reports for the event at `position` of `events`.
+    func requestIndex(ofEventAt position: Int) -> Int
+}
+
+extension BisectableItem {
     /// The rejection to store for the event at `position` of `events`, which the database refused.
-    func rejection(ofEventAt position: Int, refusedFor refusal: DatabaseRefusal) -> RejectionRecord
+    func rejection(ofEventAt position: Int, refusedFor refusal: DatabaseRefusal) -> RejectionRecord {
+        let record = events[position]
+        return RejectionRecord(
+            appID: record.appID, requestID: requestID, receivedAt: record.receivedAt,
+            rejection: EventRejection(
+                index: requestIndex(ofEventAt: position), id: record.event.id.uuidString.lowercased(),
+                code: refusal.code, message: refusal.message, rawJSON: record.event.compactJSON))
+    }
 }

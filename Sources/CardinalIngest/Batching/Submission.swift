@@ -23,15 +23,8 @@ struct Submission: BatchItem, Sendable {
 }
 
 extension Submission: BisectableItem {
-    /// The rejection of a refused event names the request and the event's position in it.
-    func rejection(ofEventAt position: Int, refusedFor refusal: DatabaseRefusal) -> RejectionRecord {
-        let record = events[position]
-        return RejectionRecord(
-            appID: record.appID, requestID: requestID, receivedAt: record.receivedAt,
-            rejection: EventRejection(
-                index: eventIndices[position], id: record.event.id.uuidString.lowercased(),
-                code: refusal.code, message: refusal.message, rawJSON: record.event.compactJSON))
-    }
+    /// A refused event's rejection names its position in the request.
+    func requestIndex(ofEventAt position: Int) -> Int { eventIndices[position] }
 }
 
 /// What became of a submission (or of a spooled record replayed the same way).

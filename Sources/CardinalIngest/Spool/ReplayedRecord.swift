@@ -23,12 +23,6 @@ struct ReplayedRecord: BisectableItem {
         return "spool-\(segment)-\(offset)-\(spooledMicroseconds)"
     }
 
-    func rejection(ofEventAt position: Int, refusedFor refusal: DatabaseRefusal) -> RejectionRecord {
-        let record = events[position]
-        return RejectionRecord(
-            appID: record.appID, requestID: requestID, receivedAt: record.receivedAt,
-            rejection: EventRejection(
-                index: position, id: record.event.id.uuidString.lowercased(), code: refusal.code,
-                message: refusal.message, rawJSON: record.event.compactJSON))
-    }
+    /// A refused event's rejection names its position in the record.
+    func requestIndex(ofEventAt position: Int) -> Int { position }
 }
