@@ -8,7 +8,7 @@
 #   PREFIX      installation prefix, default /usr/local
 #   DESTDIR     staging root prepended to every path written (packaging, tests); the units still name PREFIX
 #   BINDIR      default $PREFIX/bin
-#   DATADIR     default $PREFIX/share (migrations in $DATADIR/cardinal/migrations)
+#   DATADIR     default $PREFIX/share (SQL in $DATADIR/cardinal/migrations and code)
 #   UNITDIR     default $PREFIX/lib/systemd/system (systemd reads /usr/local/lib/systemd/system too)
 #   SYSCONFDIR  default /etc (the units read $SYSCONFDIR/cardinal/cardinald.env and cardinal.env)
 #
@@ -33,13 +33,14 @@ for name in cardinal cardinald; do
 done
 
 echo "install: binaries, migrations and units under ${DESTDIR}${PREFIX}" >&2
-install -d "$DESTDIR$BINDIR" "$DESTDIR$DATADIR/cardinal/migrations" "$DESTDIR$UNITDIR"
+install -d "$DESTDIR$BINDIR" "$DESTDIR$DATADIR/cardinal/migrations" "$DESTDIR$DATADIR/cardinal/code" "$DESTDIR$UNITDIR"
 install -m 0755 "$BIN_DIR/cardinal" "$BIN_DIR/cardinald" "$DESTDIR$BINDIR/"
 
-# The installed migrations are exactly this release's: a file left from an older install would be applied
-# (or fail its checksum) as if it belonged to this one.
-rm -f "$DESTDIR$DATADIR/cardinal/migrations/"*.sql
+# The installed SQL is exactly this release's: a migration left from an older install would be applied (or
+# fail its checksum) as if it belonged to this one, and a code file left behind would be applied with the rest.
+rm -f "$DESTDIR$DATADIR/cardinal/migrations/"*.sql "$DESTDIR$DATADIR/cardinal/code/"*.sql
 install -m 0644 "$repository"/SQL/migrations/*.sql "$DESTDIR$DATADIR/cardinal/migrations/"
+install -m 0644 "$repository"/SQL/code/*.sql "$DESTDIR$DATADIR/cardinal/code/"
 install -m 0644 "$repository"/scripts/systemd/*.env.example "$DESTDIR$DATADIR/cardinal/"
 
 # Units name the installed paths (without DESTDIR): systemd needs absolute paths and has no search path.

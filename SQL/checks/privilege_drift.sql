@@ -1,9 +1,9 @@
 -- privilege_drift.sql — objects in schema cardinal whose owner or privileges break the role model of
--- SQL/README.md. Must return no row after the migrations. It catches, above all, a later migration that
--- creates a table as a superuser and forgets the explicit OWNER TO and grants (default privileges do not
--- help there: they apply to the creating role only).
+-- SQL/README.md. Must return no row after cardinal migrate. It catches, above all, a migration or code file
+-- that creates an object as a superuser and forgets the explicit OWNER TO and grants (default privileges do
+-- not help there: they apply to the creating role only).
 --
--- cardinal.schema_migrations is the migrator's own table and is left out.
+-- cardinal.schema_migrations and cardinal.schema_code are the migrator's own tables and are left out.
 --
 -- Returns: object, problem; ordered.
 
@@ -14,7 +14,7 @@ with relations as (
     join pg_catalog.pg_namespace as n on n.oid = c.relnamespace
     where n.nspname = 'cardinal'
       and c.relkind in ('r', 'p', 'v', 'm', 'f', 'S')
-      and c.relname <> 'schema_migrations'
+      and c.relname not in ('schema_migrations', 'schema_code')
 ),
 columns as (
     select r.oid, r.object, r.relname, r.relispartition, a.attnum, a.attname

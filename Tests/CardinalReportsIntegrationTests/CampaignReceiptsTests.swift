@@ -5,8 +5,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// report_campaign_receipts (0043): the per-recipient rows campaign_conversions reads, kept by the fold, by
-/// the triggers on the conversion goals, and filled by the migration from the folded state.
+/// report_campaign_receipts: the per-recipient rows campaign_conversions reads, kept by the fold and by the
+/// triggers on the conversion goals.
 @Suite struct CampaignReceiptsTests {
     /// Rows of campaign_conversions and of its reference over raw events that the other lacks, both ways.
     private static func differencesFromReference(_ scenario: ReportScenario, _ from: Int, _ to: Int) throws -> Int64 {
@@ -99,57 +99,5 @@ import TestSupport
             [scenario.time(10, "01:00"), scenario.time(11, "02:00")]
         ).map { "\(try $0.decode(Bool.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(Bool.self, at: 2))" }
         #expect(row == ["true {\(scenario.day(10)),\(scenario.day(12))} true"])
-    }
-
-    @Test("The migration's fill from the folded state makes the rows the fold made")
-    func backfillEqualsFold() throws {
-        let scenario = try ReportScenario()
-        defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(conversionEvent: .set("purchase"),
-                                                           furtherConversionEvents: .set(["signup"])))
-        try scenario.settings("p1", CampaignSettingsUpdate(conversionEvent: .set("signup")))
-        try scenario.write([
-            // Content cards: receipts are impressions, on two days and two variants; control and test never.
-            event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
-            event(.impression, at: scenario.time(12, "01:00"), user: "u1"),
-            event(.impression, at: scenario.time(11, "01:00"), user: "u1", variant: "v2"),
-            event(.send, at: scenario.time(9, "01:00"), user: "u2"),
-            event(.impression, at: scenario.time(10, "01:00"), user: "u2", platform: .android),
-            event(.impression, at: scenario.time(10, "05:00"), user: "u3", variant: nil, control: true),
-            event(.impression, at: scenario.time(10, "06:00"), user: "u4", test: true),
-            // Push: receipts are sends, without a variant here.
-            event(.send, .push, at: scenario.time(10, "01:00"), user: "u1", campaign: "p1", variant: nil),
-            event(.send, .push, at: scenario.time(13, "01:00"), user: "u5", campaign: "p1", variant: nil),
-            conversion("purchase", at: scenario.time(9, "02:00"), user: "u1"),
-            conversion("purchase", at: scenario.time(12, "02:00"), user: "u1"),
-            conversion("signup", at: scenario.time(14, "02:00"), user: "u5"),
-            conversion("signup", at: scenario.time(11, "02:00"), user: "u2"),
-        ])
-        _ = try ReportStateStore(connection: scenario.connection).fold()
-        let migration = try String(
-            contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent(
-                "SQL/migrations/0043_campaign_receipts.sql"),
-            encoding: .utf8
-        )
-        let marker = "-- The rows of the events folded so far"
-        let fill = try #require(migration.range(of: marker).map { String(migration[$0.lowerBound...]) })
-        let differing = try scenario.connection.transaction { connection in
-            try connection.execute("create temporary table folded on commit drop as "
-                                   + "select * from cardinal.report_campaign_receipts")
-            try connection.execute("delete from cardinal.report_campaign_receipts")
-            try connection.executeScript(fill)
-            return try connection.query(
-                """
-                select (select count(*) from folded),
-                       (select count(*) from (
-                           (select * from folded except all select * from cardinal.report_campaign_receipts)
-                           union all
-                           (select * from cardinal.report_campaign_receipts except all select * from folded)) as d)
-                """
-            ).first.map { [try $0.decode(Int64.self, at: 0), try $0.decode(Int64.self, at: 1)] }
-        }
-        // Rows: u1 in c1 v1 and v2, u2 in c1 v1 (a send is no content-card receipt, the impression is), u1 and
-        // u5 in p1; none for the control u3 or the test u4.
-        #expect(differing == [5, 0])
     }
 }

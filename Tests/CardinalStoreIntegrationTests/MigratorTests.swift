@@ -17,7 +17,7 @@ import TestSupport
         let connection = try database.connect()
         let all = try migrations()
         let applied = try Migrator(connection: connection, migrations: all).migrate()
-        #expect(applied.map(\.version) == all.map(\.version))
+        #expect(applied.migrations.map(\.version) == all.map(\.version))
         let rows = try connection.query("select version, length(checksum) from cardinal.schema_migrations order by version")
         #expect(try rows.map { try $0.decode(Int.self, at: 0) } == all.map(\.version))
         #expect(try rows.allSatisfy { try $0.decode(Int.self, at: 1) == 64 })
@@ -27,7 +27,7 @@ import TestSupport
     func secondRunAppliesNothing() throws {
         let database = try TestDatabase.migrated(prefix: "migrate")
         defer { database.drop() }
-        let migrator = Migrator(connection: try database.connect(), migrations: try migrations())
+        let migrator = try TestDatabase.migrator(for: try database.connect())
         #expect(try migrator.migrate().isEmpty)
         #expect(try migrator.status().allSatisfy { $0.appliedAt != nil })
     }
@@ -67,21 +67,23 @@ import TestSupport
             .first?.decode(Int.self, at: 0) == 0)
     }
 
-    @Test("Two migrators racing on one database apply each migration exactly once")
+    @Test("Two migrators racing on one database apply each migration and the code files exactly once")
     func concurrentMigratorsApplyOnce() throws {
         let database = try TestDatabase(prefix: "migrate")
         defer { database.drop() }
         let all = try migrations()
         let results = Mutex<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            let count = (try? Migrator(connection: try database.connect(), migrations: all).migrate().count) ?? -1
-            results.withLock { $0.append(count) }
+            let outcome = try? TestDatabase.migrator(for: try database.connect()).migrate()
+            results.withLock { $0.append(outcome.map { $0.migrations.count + ($0.code.isEmpty ? 0 : 1000) } ?? -1) }
         }
         let counts = results.withLock { $0 }
         // The advisory lock makes the second run wait for the first, then find nothing left to do.
-        #expect(counts.sorted() == [0, all.count])
+        #expect(counts.sorted() == [0, all.count + 1000])
         let count = try database.connect().query("select count(*) from cardinal.schema_migrations")
         #expect(try count[0].decode(Int.self, at: 0) == all.count)
+        let codeRuns = try database.connect().query("select count(*) from cardinal.schema_code")
+        #expect(try codeRuns[0].decode(Int.self, at: 0) == 1)
     }
 
     @Test("Migration files are read in version order and badly named files are refused")

@@ -21,7 +21,7 @@ import TestSupport
         defer { cluster.destroy() }
         let url = try cluster.createDatabase("syncrep")
         let setup = try PostgresConnection(connectionString: url)
-        try Migrator(connection: setup, migrations: try TestDatabase.migrationDirectory.load()).migrate()
+        try TestDatabase.migrator(for: setup).migrate()
         let app = try AppStore(connection: setup).create(name: "shop")
 
         try setup.executeScript("alter system set synchronous_standby_names = 'nonexistent'")

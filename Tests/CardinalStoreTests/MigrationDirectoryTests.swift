@@ -66,4 +66,19 @@ import Testing
     func currentExecutable() {
         #expect(MigrationDirectory.currentExecutablePath.hasPrefix("/"))
     }
+
+    @Test("Code files are read in the order of their names and badly named files are refused")
+    func codeFilesReadInOrder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sql-\(UUID().uuidString)")
+        let code = root.appendingPathComponent("code")
+        try FileManager.default.createDirectory(at: code, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try "select 2;".write(to: code.appendingPathComponent("020_later.sql"), atomically: true, encoding: .utf8)
+        try "select 1;".write(to: code.appendingPathComponent("010_first.sql"), atomically: true, encoding: .utf8)
+        let directory = MigrationDirectory(url: root.appendingPathComponent("migrations"))
+
+        #expect(try directory.loadCode().map(\.fileName) == ["010_first.sql", "020_later.sql"])
+        try "select 3;".write(to: code.appendingPathComponent("helpers.sql"), atomically: true, encoding: .utf8)
+        #expect(throws: MigrationError.badFileName("helpers.sql")) { try directory.loadCode() }
+    }
 }

@@ -25,8 +25,8 @@ import TestSupport
               -h, --help              Show help information.
 
             SUBCOMMANDS:
-              migrate                 Apply pending schema migrations (SQL/migrations) to
-                                      the database.
+              migrate                 Apply pending schema migrations and changed SQL code
+                                      to the database.
               apps                    Create and list apps; every event and ingest key
                                       belongs to one app.
               keys                    Create, list and revoke ingest keys.

@@ -6,7 +6,7 @@ import TestSupport
 /// units that systemd accepts. Each test installs the debug binaries under test with `scripts/install.sh`
 /// (PREFIX=/usr, DESTDIR a temporary folder), which is all `make install` does after its release build.
 @Suite struct InstallTests {
-    @Test("install.sh puts binaries, migrations, units and example configuration under DESTDIR + PREFIX")
+    @Test("install.sh puts binaries, migrations, code files, units and example configuration under DESTDIR + PREFIX")
     func installedLayout() throws {
         let installation = try Installation.make()
         defer { installation.remove() }
@@ -20,6 +20,12 @@ import TestSupport
         let installedMigrations = try files.contentsOfDirectory(
             atPath: installation.underPrefix("share/cardinal/migrations").path).sorted()
         #expect(installedMigrations == repositoryMigrations)
+        let repositoryCode = try files.contentsOfDirectory(
+            atPath: TestDatabase.migrationDirectory.codeURL.path).filter { $0.hasSuffix(".sql") }.sorted()
+        let installedCode = try files.contentsOfDirectory(
+            atPath: installation.underPrefix("share/cardinal/code").path).sorted()
+        #expect(!installedCode.isEmpty)
+        #expect(installedCode == repositoryCode)
         for example in ["cardinald.env.example", "cardinal.env.example"] {
             #expect(files.fileExists(atPath: installation.underPrefix("share/cardinal/\(example)").path), "\(example)")
         }
@@ -41,7 +47,7 @@ import TestSupport
         #expect(retentionUnit.contains("\nEnvironmentFile=-/etc/cardinal/cardinal.env\n"))
     }
 
-    @Test("The installed cardinal finds the installed migrations without a checkout and applies them")
+    @Test("The installed cardinal finds the installed migrations and code files without a checkout and applies them")
     func installedMigrate() throws {
         let installation = try Installation.make()
         defer { installation.remove() }
@@ -50,6 +56,8 @@ import TestSupport
         let cardinal = installation.underPrefix("bin/cardinal")
         let migrations = try FileManager.default.contentsOfDirectory(
             atPath: installation.underPrefix("share/cardinal/migrations").path).filter { $0.hasSuffix(".sql") }
+        let codeFiles = try FileManager.default.contentsOfDirectory(
+            atPath: installation.underPrefix("share/cardinal/code").path).filter { $0.hasSuffix(".sql") }
 
         // The copy lives outside the checkout, so only ../share/cardinal/migrations can satisfy it; the
         // child gets no CARDINAL_MIGRATIONS_DIR (ChildProcess drops the CARDINAL_* variables of the tests).
@@ -59,8 +67,8 @@ import TestSupport
 
         #expect(pending.exitStatus == 0, "\(pending.standardError)")
         #expect(!migrations.isEmpty)
-        for migration in migrations {
-            #expect(pending.standardOutput.contains(migration), "\(migration) listed")
+        for file in migrations + codeFiles.map({ "code/" + $0 }) {
+            #expect(pending.standardOutput.contains(file), "\(file) listed")
         }
         #expect(applied.exitStatus == 0, "\(applied.standardError)")
         #expect(after.exitStatus == 0)
@@ -69,7 +77,7 @@ import TestSupport
             line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first
         }
         #expect(!states.contains("pending"), "\(after.standardOutput)")
-        #expect(states.filter { $0 == "applied" }.count == migrations.count, "\(after.standardOutput)")
+        #expect(states.filter { $0 == "applied" }.count == migrations.count + codeFiles.count, "\(after.standardOutput)")
         let versions = try database.connect().query("select count(*) from cardinal.schema_migrations")[0]
             .decode(Int.self, at: 0)
         #expect(versions == migrations.count)

@@ -21,11 +21,18 @@ public final class TestDatabase: Sendable {
         try admin.executeScript("create database \(name)")
     }
 
-    /// Creates a database and applies every migration of `SQL/migrations` to it with the real migrator.
+    /// Creates a database and applies every migration of `SQL/migrations` and every code file of `SQL/code` to it
+    /// with the real migrator.
     public static func migrated(prefix: String = "test") throws -> TestDatabase {
         let database = try TestDatabase(prefix: prefix)
-        try Migrator(connection: try database.connect(), migrations: try migrationDirectory.load()).migrate()
+        try migrator(for: database.connect()).migrate()
         return database
+    }
+
+    /// The real migrator with this checkout's migrations and code files.
+    public static func migrator(for connection: PostgresConnection) throws -> Migrator {
+        Migrator(connection: connection, migrations: try migrationDirectory.load(),
+                 code: try migrationDirectory.loadCode())
     }
 
     /// The repository's `SQL/migrations`.

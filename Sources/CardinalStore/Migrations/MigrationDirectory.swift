@@ -1,9 +1,9 @@
 public import Foundation
 
-/// Reads the migrations of `SQL/migrations/` from disk.
+/// Reads the versioned migrations of `SQL/migrations/` and the code files of `SQL/code/` beside it from disk.
 ///
 /// The SQL ships as files rather than inside the binary so that an operator can read exactly what
-/// `cardinal migrate` will run, and so that a file changed after it landed is caught by its checksum.
+/// `cardinal migrate` will run, and so that a migration changed after it landed is caught by its checksum.
 public struct MigrationDirectory: Sendable {
     /// The folder holding `NNNN_name.sql` files.
     public let url: URL
@@ -56,17 +56,31 @@ public struct MigrationDirectory: Sendable {
         return Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
 
+    /// The folder of code files that goes with these migrations: `code` beside the migrations folder, as in
+    /// the checkout (`SQL/code`) and an installation (`share/cardinal/code`).
+    public var codeURL: URL {
+        url.deletingLastPathComponent().appendingPathComponent("code")
+    }
+
+    /// Loads every `NNN_name.sql` file of `folder` (``codeURL`` when `nil`), sorted by name.
+    /// - Throws: `MigrationError.unreadableDirectory` or `.badFileName`.
+    public func loadCode(from folder: URL? = nil) throws(MigrationError) -> [CodeFile] {
+        let folder = folder ?? codeURL
+        var files: [CodeFile] = []
+        for fileName in try Self.sqlFileNames(in: folder) {
+            guard fileName.prefix(while: \.isNumber).count > 0, fileName.contains("_") else {
+                throw .badFileName(fileName)
+            }
+            files.append(CodeFile(fileName: fileName, sql: try Self.read(fileName, in: folder)))
+        }
+        return files
+    }
+
     /// Loads every `NNNN_name.sql` file, sorted by version.
     /// - Throws: `MigrationError.unreadableDirectory`, `.badFileName` or `.duplicateVersion`.
     public func load() throws(MigrationError) -> [Migration] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: url.path)
-        } catch {
-            throw .unreadableDirectory(path: url.path, reason: error.localizedDescription)
-        }
         var migrations: [Migration] = []
-        for fileName in names.sorted() where fileName.hasSuffix(".sql") {
+        for fileName in try Self.sqlFileNames(in: url) {
             let migration = try Self.parse(fileName: fileName, in: url)
             if let clash = migrations.first(where: { $0.version == migration.version }) {
                 throw .duplicateVersion(version: migration.version, files: [clash.fileName, fileName])
@@ -74,6 +88,22 @@ public struct MigrationDirectory: Sendable {
             migrations.append(migration)
         }
         return migrations.sorted { $0.version < $1.version }
+    }
+
+    private static func sqlFileNames(in folder: URL) throws(MigrationError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        } catch {
+            throw .unreadableDirectory(path: folder.path, reason: error.localizedDescription)
+        }
+    }
+
+    private static func read(_ fileName: String, in folder: URL) throws(MigrationError) -> String {
+        let path = folder.appendingPathComponent(fileName).path
+        guard let data = FileManager.default.contents(atPath: path), let sql = String(data: data, encoding: .utf8) else {
+            throw .unreadableDirectory(path: path, reason: "cannot read the file as UTF-8")
+        }
+        return sql
     }
 
     private static func parse(fileName: String, in folder: URL) throws(MigrationError) -> Migration {
@@ -84,10 +114,7 @@ public struct MigrationDirectory: Sendable {
         else {
             throw .badFileName(fileName)
         }
-        let path = folder.appendingPathComponent(fileName).path
-        guard let data = FileManager.default.contents(atPath: path), let sql = String(data: data, encoding: .utf8) else {
-            throw .unreadableDirectory(path: path, reason: "cannot read the file as UTF-8")
-        }
-        return Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql)
+        return Migration(version: version, name: String(stem[stem.index(after: underscore)...]),
+                         sql: try read(fileName, in: folder))
     }
 }

@@ -6,11 +6,13 @@ import Foundation
 /// `cardinal migrate`: brings the database schema up to date, or shows where it stands.
 struct MigrateCommand: DatabaseCommand, ListingCommand {
     static let name = "migrate"
-    static let abstract = "Apply pending schema migrations (SQL/migrations) to the database."
+    static let abstract = "Apply pending schema migrations and changed SQL code to the database."
     static let discussion: String? = """
-        Each migration runs in its own transaction under an advisory lock, so concurrent runs are safe; \
-        applied files are recorded with a checksum and a file changed after it was applied is refused. On a \
-        terminal, standard error shows the migration under way.
+        Each versioned migration runs in its own transaction under an advisory lock, so concurrent runs are safe; \
+        applied files are recorded with a checksum and a file changed after it was applied is refused. Then, when \
+        any code file (functions, views, triggers) changed since it was last applied, every code file is applied \
+        again in one transaction; a function, view or trigger that no code file declares fails the run. On a \
+        terminal, standard error shows the step under way.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -18,8 +20,12 @@ struct MigrateCommand: DatabaseCommand, ListingCommand {
         "migrations-dir",
         help: "Folder of NNNN_name.sql files (default: ../share/cardinal/migrations next to this executable's folder when installed, else SQL/migrations of the checkout it was built in).",
         valueName: "path", environment: "CARDINAL_MIGRATIONS_DIR")
+    let codeDirectory = Option(
+        "code-dir",
+        help: "Folder of the code files, NNN_area.sql (default: code beside the migrations folder).",
+        valueName: "path", environment: "CARDINAL_CODE_DIR")
     let format = CommonOptions.format
-    let status = Flag("status", help: "List applied and pending migrations instead of applying them.")
+    let status = Flag("status", help: "List applied and pending migrations and code files instead of applying them.")
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
         let directory: MigrationDirectory
@@ -33,24 +39,40 @@ struct MigrateCommand: DatabaseCommand, ListingCommand {
                 executable's folder (make install) nor SQL/migrations of a checkout above it; pass --migrations-dir
                 """)
         }
-        let migrator = Migrator(connection: try parsed.connect(), migrations: try directory.load())
+        let code = try directory.loadCode(from: parsed.codeDirectory.map { URL(fileURLWithPath: $0) })
+        let migrator = Migrator(connection: try parsed.connect(), migrations: try directory.load(), code: code)
         if parsed.status {
-            let rows = try migrator.status().map { status -> [String?] in
-                [status.migration.fileName, status.appliedAt == nil ? "pending" : "applied",
-                 status.appliedAt.map { $0.formatted(.iso8601) }]
-            }
-            parsed.printListing(TextTable(header: ["migration", "state", "applied_at"], rows: rows))
+            try printStatus(of: migrator, code: code, parsed)
             return
         }
         let progress = ProgressLine()
         defer { progress.clear() }
-        let applied = try migrator.migrate { migration, position, count in
-            progress.show("migrate: applying \(migration.fileName), \(position) of \(count)")
-        }
+        let outcome = try migrator.migrate(
+            willApply: { migration, position, count in
+                progress.show("migrate: applying \(migration.fileName), \(position) of \(count)")
+            },
+            willApplyCode: { count in
+                progress.show("migrate: applying the \(count) code files")
+            }
+        )
         progress.clear()
-        let message = applied.isEmpty
-            ? "migrate: the database is up to date\n"
-            : applied.map { "migrate: applied \($0.fileName)\n" }.joined()
-        FileHandle.standardError.write(Data(message.utf8))
+        var message = outcome.migrations.map { "migrate: applied \($0.fileName)\n" }.joined()
+        if !outcome.code.isEmpty {
+            message += "migrate: applied the \(outcome.code.count) code files\n"
+        }
+        FileHandle.standardError.write(Data((outcome.isEmpty ? "migrate: the database is up to date\n" : message).utf8))
+    }
+
+    private static func printStatus(of migrator: Migrator, code: [CodeFile], _ parsed: ParsedCommand<Self>) throws {
+        var rows = try migrator.status().map { status -> [String?] in
+            [status.migration.fileName, status.appliedAt == nil ? "pending" : "applied",
+             status.appliedAt.map { $0.formatted(.iso8601) }]
+        }
+        let codeStatus = try migrator.codeStatus()
+        rows += code.map { file -> [String?] in
+            ["code/" + file.fileName, codeStatus.changed ? "pending" : "applied",
+             codeStatus.changed ? nil : codeStatus.applied.map { $0.formatted(.iso8601) }]
+        }
+        parsed.printListing(TextTable(header: ["file", "state", "applied_at"], rows: rows))
     }
 }

@@ -1,0 +1,483 @@
+-- Identity merge: which user a device belongs to, learned from logins.
+--
+-- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
+-- whenever one of them changed (SQL/README.md).
+
+
+
+-- Whether a user logging in at a time is new then: the seeds merge the anonymous profile into new users only.
+create or replace function cardinal.identity_is_new(of_app bigint, of_user text, logged_in_at timestamptz)
+    returns boolean
+    language sql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+    -- Through user_key so that events_user_key_idx (0022) serves it.
+    select not exists (select from cardinal.events as e
+                       where e.app_id = of_app and e.user_key = of_user and e.user_id = of_user
+                         and e.time < logged_in_at);
+$function$;
+alter function cardinal.identity_is_new(bigint, text, timestamp with time zone) owner to cardinal_owner;
+comment on function cardinal.identity_is_new(bigint, text, timestamptz) is
+    'True when the app has no event of the user before logged_in_at: a login then merges the device''s '
+    'anonymous profile into the user (identity_links.merged).';
+
+
+-- The first login of each device in a set of events with both ids: one definition for the backfill below
+-- and erasure.
+create or replace function cardinal.first_logins(of_app bigint default null, of_device text default null)
+    returns table (app_id bigint, device_id text, user_id text, linked_at timestamptz, event_id uuid,
+                   merged boolean)
+    language sql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+    select f.*, cardinal.identity_is_new(f.app_id, f.user_id, f.time)
+    from (
+        select distinct on (e.app_id, e.device_id) e.app_id, e.device_id, e.user_id, e.time, e.id
+        from cardinal.events as e
+        where e.user_id is not null and e.device_id is not null
+          and (first_logins.of_app is null or e.app_id = first_logins.of_app)
+          and (first_logins.of_device is null or e.device_id = first_logins.of_device)
+        order by e.app_id, e.device_id, e.time, e.id
+    ) as f;
+$function$;
+alter function cardinal.first_logins(bigint, text) owner to cardinal_owner;
+comment on function cardinal.first_logins(bigint, text) is
+    'Per app and device, the first stored event carrying both device_id and user_id (by time, then id) and '
+    'whether its user was new then: what identity_links holds for it. of_app and of_device NULL = all.';
+
+
+-- 0032's body, from unfolded_stored_events().
+create or replace function cardinal.unfolded_identified_events()
+    returns table (app_id bigint, device_id text, user_id text, "time" timestamptz, id uuid)
+    language sql
+    stable
+    rows 100
+as $function$
+    select e.app_id, e.device_id, e.user_id, e.time, e.id
+    from cardinal.unfolded_stored_events() as e
+    where e.user_id is not null;
+$function$;
+alter function cardinal.unfolded_identified_events() owner to cardinal_owner;
+comment on function cardinal.unfolded_identified_events() is
+    'The events with a user_id stored since the last report-state fold (report_unfolded_events'' second '
+    'half): what pending_identity_links() learns from.';
+
+
+-- pending_identity_links (0032) with identity_is_new's probe inlined.
+create or replace function cardinal.pending_identity_links()
+    returns table (
+        app_id       bigint,
+        device_id    text,
+        user_id      text,
+        linked_at    timestamptz,
+        event_id     uuid,
+        merged       boolean,
+        previous_key text
+    )
+    language sql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+    with seen as materialized (
+        select * from cardinal.unfolded_identified_events()
+    ),
+    logins as (
+        select distinct on (s.app_id, s.device_id) s.app_id, s.device_id, s.user_id, s.time, s.id
+        from seen as s
+        where s.device_id is not null
+        order by s.app_id, s.device_id, s.time, s.id
+    ),
+    -- A device linked for the first time, or by an earlier login. Merged: the user has no event before the
+    -- login (identity_is_new's rule, through user_key so that events_user_key_idx serves it).
+    relinked as (
+        select n.app_id, n.device_id, n.user_id, n.time as linked_at, n.id as event_id,
+               not exists (select
+                           from cardinal.events as e
+                           where e.app_id = n.app_id and e.user_key = n.user_id and e.user_id = n.user_id
+                             and e.time < n.time) as merged,
+               case when l.merged then l.user_id else 'device:' || n.device_id end as previous_key
+        from logins as n
+        left join cardinal.identity_links as l on l.app_id = n.app_id and l.device_id = n.device_id
+        where l.app_id is null or (n.time, n.id) < (l.linked_at, l.event_id)
+    ),
+    -- A merged link whose user has an event before the login: the user existed, nothing merges.
+    existed as (
+        select distinct l.app_id, l.device_id, l.user_id, l.linked_at, l.event_id, false, l.user_id
+        from seen as s
+        join cardinal.identity_links as l on l.app_id = s.app_id and l.user_id = s.user_id
+        where l.merged and s.time < l.linked_at
+          and not exists (select from relinked as r where r.app_id = l.app_id and r.device_id = l.device_id)
+    )
+    select * from relinked
+    union all
+    select * from existed;
+$function$;
+alter function cardinal.pending_identity_links() owner to cardinal_owner;
+grant execute on function cardinal.pending_identity_links() to cardinal_reader;
+comment on function cardinal.pending_identity_links() is
+    'Identity links the next report-state fold makes or changes: per app and device, the first unfolded event '
+    'carrying both ids when the device has no link or an older-timed one, or a merged link whose user has an '
+    'unfolded event before the login (then merged turns false). previous_key: what the device''s anonymous '
+    'events count as until that fold (the merged user, else device: || device_id).';
+
+
+-- Forgets the state of some resolved user keys and queues their events again: the re-key of 0015's notes.
+create or replace function cardinal.requeue_identity_state(
+    app_id                  bigint,
+    user_keys               text[],
+    out report_user_state   bigint,
+    out report_session_state bigint,
+    out report_conversion_state bigint,
+    out report_daily_counts bigint,
+    out requeued_events     bigint
+)
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+    set jit = off
+as $function$
+declare
+    target_app constant bigint := requeue_identity_state.app_id;
+    watermark  bigint;
+    -- The raw keys (events.user_key) of the events the keys' state was folded from: the keys themselves
+    -- and the anonymous keys of the devices linked to them.
+    raw_keys   text[];
+    touched    bigint[];
+begin
+    perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
+    select w.folded_below into watermark from cardinal.report_fold_watermark as w;
+    raw_keys := array(
+        select k from unnest(user_keys) as k
+        union
+        select 'device:' || l.device_id
+        from cardinal.identity_links as l
+        where l.app_id = target_app and l.user_id = any(user_keys) and l.merged
+    );
+
+    -- The day counts mix every user, so they lose exactly what the queued-again events added (as 0022's
+    -- erasure does): the fold adds it back.
+    select d.touched_groups, d.day_counts into touched, report_daily_counts from cardinal.subtract_folded_daily_counts(target_app, raw_keys, watermark) as d;
+    -- A day left with no event goes, as a fresh fold would never have made it; the fold makes it again for
+    -- the events queued below.
+    delete from cardinal.report_daily_counts as c
+    where c.group_id = any(touched)
+      and c.impressions = 0 and c.clicks = 0 and c.dismissals = 0 and c.sends = 0
+      and c.control_impressions = 0 and c.control_sends = 0;
+
+    -- Triggers take the same users' day pairs (0025) and dismissals (0027) out.
+    delete from cardinal.report_user_state as u
+    using cardinal.report_groups as g
+    where g.group_id = u.group_id and g.app_id = target_app and u.user_key = any(user_keys);
+    get diagnostics report_user_state = row_count;
+
+    delete from cardinal.report_session_state as v
+    using cardinal.report_groups as g
+    where g.group_id = v.group_id and g.app_id = target_app and v.user_key = any(user_keys);
+    get diagnostics report_session_state = row_count;
+
+    delete from cardinal.report_conversion_state as c
+    where c.app_id = target_app and c.user_key = any(user_keys);
+    get diagnostics report_conversion_state = row_count;
+
+    with unqueued as (
+        delete from cardinal.report_fold_queue as q
+        where q.app_id = target_app and q.user_key = any(raw_keys)
+    )
+    insert into cardinal.report_fold_queue
+        (app_id, id, time, received_at, type, channel, campaign_id, canvas_id, canvas_step_id, variant_id,
+         control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name, placement_id, button_id, value, currency)
+    select e.app_id, e.id, e.time, e.received_at, e.type, e.channel, e.campaign_id, e.canvas_id, e.canvas_step_id,
+           e.variant_id, e.control, e.platform, e.sdk_version, e.app_version, e.test, e.user_key, e.session_id,
+           e.message_id, e.conversion_name, e.placement_id, e.button_id, e.value, e.currency
+    from cardinal.events as e
+    where e.app_id = target_app
+      and e.user_key = any(raw_keys)
+      -- Not those past the watermark: the next fold takes them from events anyway.
+      and (e.stored_xid is null
+           or e.stored_xid < watermark
+           or exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid));
+    get diagnostics requeued_events = row_count;
+end
+$function$;
+alter function cardinal.requeue_identity_state(bigint, text[]) owner to cardinal_owner;
+revoke all on function cardinal.requeue_identity_state(bigint, text[]) from public;
+comment on function cardinal.requeue_identity_state(bigint, text[]) is
+    'Re-keying (0032): deletes the report state of the given resolved user keys of one app (report_user_state '
+    'with its day pairs and dismissals, report_session_state, report_conversion_state), subtracts their '
+    'folded events from report_daily_counts and queues those events again (events.user_key among the keys or '
+    'the anonymous keys of the devices merged into them), so that the next fold makes their state anew under '
+    'identity_links as they are then. Takes the state lock; returns what it touched.';
+
+
+-- 0062's fold_identity_links, re-keying only the old keys that can have state.
+create or replace function cardinal.fold_identity_links()
+    returns void
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
+    create temporary table report_fold_identity_links as
+    select * from cardinal.pending_identity_links();
+    -- The old keys' state first, while the links are as they were: requeue_identity_state finds the devices
+    -- linked to a previous user through them. A device's own key has state only when the app holds an
+    -- anonymous event of the device (see the notes of 0065).
+    perform cardinal.requeue_identity_state(c.app_id, c.old_keys)
+    from (
+        select p.app_id, array_agg(distinct p.previous_key) as old_keys
+        from pg_temp.report_fold_identity_links as p
+        where p.previous_key <> case when p.merged then p.user_id else 'device:' || p.device_id end
+          and (p.previous_key <> 'device:' || p.device_id
+               or exists (select
+                          from cardinal.events as e
+                          where e.app_id = p.app_id and e.user_key = p.previous_key))
+        group by p.app_id
+        order by p.app_id
+    ) as c;
+
+    insert into cardinal.identity_links as l (app_id, device_id, user_id, linked_at, event_id, merged)
+    select p.app_id, p.device_id, p.user_id, p.linked_at, p.event_id, p.merged
+    from pg_temp.report_fold_identity_links as p
+    order by p.app_id, p.device_id
+    on conflict (app_id, device_id) do update set
+        user_id = excluded.user_id, linked_at = excluded.linked_at, event_id = excluded.event_id,
+        merged = excluded.merged;
+    drop table pg_temp.report_fold_identity_links;
+end
+$function$;
+alter function cardinal.fold_identity_links() owner to cardinal_owner;
+revoke all on function cardinal.fold_identity_links() from public;
+comment on function cardinal.fold_identity_links() is
+    'Part of fold_report_state() (0032), its first step: applies pending_identity_links(), re-keying the old '
+    'key of every device whose anonymous events change owner (requeue_identity_state), so that the rest of the fold '
+    'folds their events under the new links. Not to be called alone.';
+
+
+-- 0081_identified_events_lookups_whatever_the_plan.sql — identified_events (0035) finds a device's first login
+-- by the device's index and checks that its user is new by the user's, whichever plan the planner picks, so
+-- that no reference function is quadratic on a fresh load of devices that log in (issue 8, "Planner-proof").
+--
+-- Design notes (why, not what):
+--
+-- * 0035 promised two index probes per anonymous event "whatever the plan". Two plans broke it, both on a
+--   bulk load of 30,000 devices that each log in after an anonymous event (60,000 events): the workload of
+--   0079's test, now read by the reference functions instead of the state.
+--   - The first login was `order by time, id limit 1`. The primary key (app_id, time, id) yields that order,
+--     so the planner, which expects a match within the first rows, read the app's events by it and filtered
+--     on the device: every event of the app once per anonymous event. unique_impressions_reference ran for
+--     over 120 s (stopped); 3.3 s at 3,000 devices.
+--   - The new-user check was a NOT EXISTS in the lateral's WHERE, which the planner turns into an anti-join.
+--     Inside anomalies_since_0027 (0053: enable_nestloop off) that join became a hash anti-join rebuilt from
+--     the app's events once per anonymous event: anomalies_reference over 300 s (stopped); 5.3 s at 3,000.
+-- * Now the first login is an aggregate over the device's events that carry a user (its user_id by time,
+--   then id, and the smallest time, which is that event's). An aggregate reads every row of its input, so no
+--   index order can end it early, and the (app_id, device_id) index reads the fewest rows by any estimate.
+--   The new-user check is a NOT EXISTS in the select list: a subplan run per anonymous event with a login,
+--   on the (app_id, user_key) index, which no join setting affects. It takes the app from the lookup rather
+--   than from the event: a reference outside the lateral is not a key of the Memoize node the planner may
+--   put over it, which then empties its cache on every row (a review's scratch load of 200,000 events, 10 %
+--   anonymous: 0 hits in 180,000, 4.9–7.2 s for a scan of the view where 0035 took 0.3–0.6 s). The rule is 0032's, unchanged, and so are the columns, so CREATE OR
+--   REPLACE keeps the dependent functions and the column comments. The same 60,000 events: every reference
+--   function in 2–5 s (PlannerProofReportsTests).
+create or replace view cardinal.identified_events as
+select e.app_id, e.id, e.type, e.channel, e.time, e.received_at, e.user_id, e.device_id, e.session_id,
+       e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.control, e.message_id, e.placement_id,
+       e.button_id, e.url, e.platform, e.sdk_version, e.app_version, e.os_version, e.test, e.conversion_name,
+       e.value, e.currency, e.properties,
+       coalesce(e.user_id, merged.user_id, e.user_key) as user_key,
+       e.stored_xid
+from cardinal.events as e
+left join lateral (
+    -- Only a user new at the login. An identified event's user_key is its user_id (0005), which lets the
+    -- (app_id, user_key) index answer.
+    select case
+               when first_login.user_id is not null
+                    and not exists (select from cardinal.events as u
+                                    where u.app_id = first_login.app_id
+                                      and u.user_key = first_login.user_id
+                                      and u.user_id = first_login.user_id
+                                      and u.time < first_login.time)
+               then first_login.user_id
+           end as user_id
+    from (
+        -- The device's first login, looked up only for an anonymous event: NULLs when it has none. Its app is
+        -- the event's, taken from here so that the check above refers to nothing outside this lookup: a
+        -- Memoize node caching the lookup per device would otherwise be emptied on every event.
+        select (array_agg(b.user_id order by b.time, b.id))[1] as user_id, min(b.time) as time,
+               min(b.app_id) as app_id
+        from cardinal.events as b
+        where e.user_id is null
+          and b.app_id = e.app_id
+          and b.device_id = e.device_id
+          and b.user_id is not null
+    ) as first_login
+) as merged on true;
+alter view cardinal.identified_events owner to cardinal_owner;
+grant select on cardinal.identified_events to cardinal_reader;
+comment on view cardinal.identified_events is
+    'cardinal.events with user_key resolved by the identity-merge rule (0032) computed from the raw events '
+    'alone, without identity_links: an anonymous event counts as the first user (by time, then id) of an '
+    'event carrying its device_id and a user_id, when that user had no event before it. Looked up per '
+    'anonymous event on the (app_id, device_id) and (app_id, user_key) indexes whatever the plan (0035, '
+    '0081), so its cost never depends on a row estimate. What the reference functions read.';
+comment on column cardinal.identified_events.app_id is
+    'The app that sent the event: the app of the ingest key that authenticated the request.';
+comment on column cardinal.identified_events.id is
+    'Client-generated UUID of the event; with app_id and time the idempotency key, so a retried event is '
+    'stored once.';
+comment on column cardinal.identified_events.type is
+    'What happened: send, impression, click, dismissal, conversion or session_start (the app came to the '
+    'foreground and the SDK opened a session). A push open is a click (Braze''s direct open).';
+comment on column cardinal.identified_events.channel is
+    'Where the message was shown: content_card, in_app_message, banner, push or feature_flag. NULL '
+    'exactly for conversions and session starts, which belong to no message.';
+comment on column cardinal.identified_events.time is
+    'When the event happened, by the client''s clock (event time). Reports, partitions and retention use '
+    'it; may be days before received_at for events queued offline.';
+comment on column cardinal.identified_events.received_at is
+    'When Cardinal stored the event (start of the storing transaction): tells late events from live ones.';
+comment on column cardinal.identified_events.user_id is
+    'External user id set by the app (changeUser), 1–511 characters; NULL for anonymous events.';
+comment on column cardinal.identified_events.device_id is
+    'Device (installation) id, 1–255 characters; the identity of anonymous events.';
+comment on column cardinal.identified_events.session_id is
+    'SDK session id, 1–255 characters; banner and feature-flag impressions are logged once per session.';
+comment on column cardinal.identified_events.campaign_id is
+    'Campaign of the message, 1–255 characters; with canvas_id/canvas_step_id one of the two message '
+    'sources that every non-conversion event has.';
+comment on column cardinal.identified_events.canvas_id is
+    'Canvas (multi-step journey) of the message, 1–255 characters; set together with canvas_step_id.';
+comment on column cardinal.identified_events.canvas_step_id is
+    'Step of the canvas that sent the message, 1–255 characters.';
+comment on column cardinal.identified_events.variant_id is
+    'Variant (arm) of the campaign the user was assigned to, 1–255 characters; NULL when the campaign has '
+    'a single message.';
+comment on column cardinal.identified_events.control is
+    'True when the user is in the control group: on a send, enrolled in control; on an impression, a '
+    'control impression (the moment the user would have seen the message). Only send and impression.';
+comment on column cardinal.identified_events.message_id is
+    'Id of the delivered message: content card id (new for every send), in-app message id or feature flag '
+    'id, 1–255 characters. Uniques are counted per campaign, not per message_id.';
+comment on column cardinal.identified_events.placement_id is
+    'Banner placement (the named slot of the app) where a banner was shown.';
+comment on column cardinal.identified_events.button_id is
+    'Button of a click on an in-app message ("0", "1", …); NULL for a body click.';
+comment on column cardinal.identified_events.url is
+    'Link opened by a click, when the SDK reports it.';
+comment on column cardinal.identified_events.platform is
+    'Platform of the SDK: ios, android, web, kindle, tvos, roku or other.';
+comment on column cardinal.identified_events.sdk_version is
+    'SDK version, 1–64 characters; the anomaly report groups by it.';
+comment on column cardinal.identified_events.app_version is
+    'App version, 1–64 characters; the anomaly report groups by it.';
+comment on column cardinal.identified_events.os_version is
+    'Operating system version, 1–64 characters.';
+comment on column cardinal.identified_events.test is
+    'True for a test send; reports exclude test events unless asked to include them.';
+comment on column cardinal.identified_events.conversion_name is
+    'Name of a conversion event (the API field name), 1–255 characters, no leading $; set exactly on '
+    'conversions. campaign_settings.conversion_event refers to it.';
+comment on column cardinal.identified_events.value is
+    'Value of a conversion, e.g. a purchase amount, as an exact decimal; only on conversions.';
+comment on column cardinal.identified_events.currency is
+    'ISO 4217 code of value (three upper-case letters); only on conversions.';
+comment on column cardinal.identified_events.properties is
+    'Free-form JSON object of further attributes sent by the app; size bounded at ingest.';
+comment on column cardinal.identified_events.user_key is
+    'The resolved user: user_id, else the first user seen with the device when new then, else '
+    '''device:'' || device_id.';
+comment on column cardinal.identified_events.stored_xid is
+    'Id (64-bit, with epoch) of the transaction that stored the event; NULL for events stored before '
+    'migration 0021. The report-state fold finds new events by it (report_fold_watermark).';
+
+
+-- 0082_reference_lookups_by_user.sql — the reference functions look up one user's events by index, and the
+-- push report's influenced opens are joined to its rows once per row rather than once per event (issue 8,
+-- "Planner-proof").
+--
+-- Design notes (why, not what):
+--
+-- * Three reference functions read, for each recipient or exposed user, that user's conversions or app opens
+--   in a window: `identified_events … where e.user_key = r.user_key`. identified_events computes user_key (the
+--   identity merge, 0032), so no index can answer that condition: each lookup read every event of its type in
+--   the window, for every user, which grows with users × events. Over FreshWorkload (50,000 events, 6,000
+--   users, every tenth anonymous) in psql: campaign_conversions_reference 19.8 s, push_opens_reference 1.4 s.
+-- * identified_events_of_user(app_id, user_key) returns what identified_events gives one user, from indexes
+--   alone: its identified events on (app_id, user_key) (an identified event's user_key is its user_id, 0005),
+--   then the anonymous events of each device that could be merged into it (one its events name, or the device
+--   whose key it is) on (app_id, device_id), kept when identified_events gives them this user. Over both test
+--   workloads (FreshWorkload, and 0081's 30,000 devices that log in), every event of the app came back exactly
+--   once across its users' calls (EXCEPT ALL against identified_events, in psql: none left). The property
+--   tests compare every reference function that calls it with the report state.
+--   campaign_conversions_reference, control_arms_reference and push_opens_reference now call it, each edited
+--   in place (the one condition; the rest of each body unchanged), as 0079 and 0080 edited theirs.
+-- * Its lookup of a device's events is fenced (OFFSET 0). Inlined and flattened, the planner read the app's
+--   conversions of the window for every user through the caller's conditions, and only then matched them to
+--   the devices: campaign_conversions_reference took 11.0 s without the fence.
+-- * unique_impressions_reference_of_0029 joined push_opens_reference's rows to its events before counting
+--   them, and the plan recomputed the opens' aggregate once per event (40,186 times on FreshWorkload: 7.9 s).
+--   The join now comes after the counts, one push row to one opens row, as the MIN over the joined rows it
+--   replaces picked that row's value.
+-- * push_opens_reference's check that a send's user did not click (NOT EXISTS on its own CTE) became a nested
+--   loop over that CTE, which the planner estimates at one row: 20,000 sends × 6,667 clicks, 35.4 s in psql.
+--   The function now runs with nested loops off, as the state's reports do (0053): 0.48 s. The setting stops
+--   it from being inlined, which costs nothing now that unique_impressions_reference_of_0029 joins it once per
+--   push row.
+-- * On FreshWorkload, in psql: unique_impressions_reference 7.8 → 1.1 s (by day 9.8 → 1.2 s),
+--   campaign_conversions_reference 19.8 → 3.0 s, push_opens_reference 1.4 → 0.3 s; control_arms_reference
+--   0.33 → 0.68 s (a probe per exposed user, where this workload's few matured users were cheaper to scan for).
+--   PlannerProofReportsTests' 20,000 devices that log in, click, convert and get a push:
+--   campaign_conversions_reference 2.9 s, over its 60 s timeout before; unique_impressions_reference 2.6 s,
+--   32.5 s with nested loops left on in push_opens_reference.
+create or replace function cardinal.identified_events_of_user(app_id bigint, user_key text)
+    returns setof cardinal.identified_events
+    language sql
+    stable
+as $function$
+    -- Its identified events: an identified event's user_key is its user_id (0005), on the (app_id, user_key)
+    -- index.
+    select e.app_id, e.id, e.type, e.channel, e.time, e.received_at, e.user_id, e.device_id, e.session_id,
+           e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.control, e.message_id, e.placement_id,
+           e.button_id, e.url, e.platform, e.sdk_version, e.app_version, e.os_version, e.test, e.conversion_name,
+           e.value, e.currency, e.properties, e.user_id, e.stored_xid
+    from cardinal.events as e
+    where e.app_id = identified_events_of_user.app_id
+      and e.user_key = identified_events_of_user.user_key
+      and e.user_id = identified_events_of_user.user_key
+    union all
+    -- The anonymous events identified_events gives it: of a device it logged in on (its events name the
+    -- device), or of the device whose key it is; each device's on the (app_id, device_id) index.
+    select a.*
+    from (
+        select l.device_id
+        from cardinal.events as l
+        where l.app_id = identified_events_of_user.app_id
+          and l.user_key = identified_events_of_user.user_key
+          and l.user_id = identified_events_of_user.user_key
+          and l.device_id is not null
+        union
+        select substr(identified_events_of_user.user_key, 8)
+        where starts_with(identified_events_of_user.user_key, 'device:')
+    ) as d
+    cross join lateral (
+        select v.*
+        from cardinal.identified_events as v
+        where v.app_id = identified_events_of_user.app_id
+          and v.device_id = d.device_id
+          and v.user_id is null
+          and v.user_key = identified_events_of_user.user_key
+        -- A fence: without it the planner may flatten this lookup into the caller's query and read the app's
+        -- events by the caller's conditions (a conversion name, a time range) for every user, then join them
+        -- to the devices.
+        offset 0
+    ) as a
+$function$;
+alter function cardinal.identified_events_of_user(bigint, text) owner to cardinal_owner;
+grant execute on function cardinal.identified_events_of_user(bigint, text) to cardinal_reader;
+comment on function cardinal.identified_events_of_user(bigint, text) is
+    'The rows of identified_events (0032) of one app whose user_key is the given one, looked up by index: '
+    'the user''s identified events on (app_id, user_key), and the anonymous events of each device that could '
+    'be merged into it (one its events name, or the device whose key it is) on (app_id, device_id). What the '
+    'reference functions read a user''s conversions and app opens from (0082). Lists the view''s columns: a '
+    'migration that changes the view replaces this function with it.';

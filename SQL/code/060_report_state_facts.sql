@@ -1,0 +1,1361 @@
+-- Facts views: the report state plus the pending events, as the reports read them.
+--
+-- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
+-- whenever one of them changed (SQL/README.md).
+
+
+
+-- 0021's body, grouped by the user key first.
+create or replace view cardinal.report_pending_user_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform,
+       q.sdk_version, q.app_version, q.test, q.user_key,
+       array_agg(distinct local.day) filter (where q.type = 'impression' and not q.control) as impression_days,
+       array_agg(distinct local.day) filter (where q.type = 'click') as click_days,
+       array_agg(distinct local.day) filter (where q.type = 'dismissal') as dismissal_days,
+       array_agg(distinct local.day) filter (where q.type = 'send' and not q.control) as send_days,
+       array_agg(distinct local.day) filter (where q.type = 'impression' and q.control) as control_impression_days,
+       array_agg(distinct local.day) filter (where q.type = 'send' and q.control) as control_send_days,
+       min(q.time) filter (where q.type = 'impression' and not q.control) as first_impression_at,
+       min(q.time) filter (where q.type = 'send' and not q.control) as first_send_at,
+       min(q.time) filter (where q.type = 'impression' and q.control) as first_control_impression_at,
+       min(q.time) filter (where q.type = 'send' and q.control) as first_control_send_at,
+       array_agg(q.time) filter (where q.type = 'click') as click_times,
+       array_agg(q.time) filter (where q.type = 'dismissal') as dismissal_times
+from cardinal.report_unfolded_events() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type <> 'conversion'
+group by 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10;
+alter view cardinal.report_pending_user_facts owner to cardinal_owner;
+grant select on cardinal.report_pending_user_facts to cardinal_reader;
+comment on view cardinal.report_pending_user_facts is
+    'The unfolded events (report_unfolded_events) as report_user_state rows, with the group''s columns '
+    'instead of group_id: what the next fold adds.';
+comment on column cardinal.report_pending_user_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_user_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_user_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_user_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_user_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_pending_user_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_user_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_pending_user_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_user_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_user_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_pending_user_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_user_facts.impression_days is
+    'Report days with impressions (not control).';
+comment on column cardinal.report_pending_user_facts.click_days is
+    'Report days with clicks.';
+comment on column cardinal.report_pending_user_facts.dismissal_days is
+    'Report days with dismissals.';
+comment on column cardinal.report_pending_user_facts.send_days is
+    'Report days with sends (not control).';
+comment on column cardinal.report_pending_user_facts.control_impression_days is
+    'Report days with control impressions.';
+comment on column cardinal.report_pending_user_facts.control_send_days is
+    'Report days with control sends.';
+comment on column cardinal.report_pending_user_facts.first_impression_at is
+    'Time of the first impression (not control).';
+comment on column cardinal.report_pending_user_facts.first_send_at is
+    'Time of the first send (not control).';
+comment on column cardinal.report_pending_user_facts.first_control_impression_at is
+    'Time of the first control impression.';
+comment on column cardinal.report_pending_user_facts.first_control_send_at is
+    'Time of the first control send.';
+comment on column cardinal.report_pending_user_facts.click_times is
+    'Times of every click, unordered: the anomaly report compares each with the user''s first impression.';
+comment on column cardinal.report_pending_user_facts.dismissal_times is
+    'Times of every dismissal, unordered: the anomaly report compares each with the user''s first '
+    'impression.';
+
+
+create or replace view cardinal.report_pending_daily_counts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform,
+       q.sdk_version, q.app_version, q.test, local.day,
+       count(*) filter (where q.type = 'impression' and not q.control) as impressions,
+       count(*) filter (where q.type = 'click') as clicks,
+       count(*) filter (where q.type = 'dismissal') as dismissals,
+       count(*) filter (where q.type = 'send' and not q.control) as sends,
+       count(*) filter (where q.type = 'impression' and q.control) as control_impressions,
+       count(*) filter (where q.type = 'send' and q.control) as control_sends
+from cardinal.report_unfolded_events() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type <> 'conversion'
+group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11;
+alter view cardinal.report_pending_daily_counts owner to cardinal_owner;
+grant select on cardinal.report_pending_daily_counts to cardinal_reader;
+comment on view cardinal.report_pending_daily_counts is
+    'The unfolded events as report_daily_counts rows, with the group''s columns instead of group_id.';
+comment on column cardinal.report_pending_daily_counts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_daily_counts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_daily_counts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_daily_counts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_daily_counts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_pending_daily_counts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_daily_counts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_pending_daily_counts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_daily_counts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_daily_counts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_pending_daily_counts.day is
+    'The report day (campaign''s report time zone).';
+comment on column cardinal.report_pending_daily_counts.impressions is
+    'Impressions (not control).';
+comment on column cardinal.report_pending_daily_counts.clicks is
+    'Clicks.';
+comment on column cardinal.report_pending_daily_counts.dismissals is
+    'Dismissals.';
+comment on column cardinal.report_pending_daily_counts.sends is
+    'Sends (not control).';
+comment on column cardinal.report_pending_daily_counts.control_impressions is
+    'Control impressions.';
+comment on column cardinal.report_pending_daily_counts.control_sends is
+    'Control sends.';
+
+
+-- 0027's body, grouped by the user key first.
+create or replace view cardinal.report_pending_session_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
+       q.app_version, q.test, q.user_key, coalesce(q.session_id, '') as session_id, local.day,
+       count(*)::integer as impressions,
+       array_agg(distinct q.message_id) filter (where q.message_id is not null) as message_ids
+from cardinal.report_unfolded_events() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type = 'impression'
+group by 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13;
+alter view cardinal.report_pending_session_facts owner to cardinal_owner;
+grant select on cardinal.report_pending_session_facts to cardinal_reader;
+comment on view cardinal.report_pending_session_facts is
+    'The unfolded impressions as report_session_state rows, with the group''s columns instead of group_id.';
+comment on column cardinal.report_pending_session_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_session_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_session_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_session_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_session_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_pending_session_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_session_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_pending_session_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_session_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_session_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_pending_session_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_session_facts.session_id is
+    'The SDK session (events.session_id); '''' for the impressions without one (since 0027).';
+comment on column cardinal.report_pending_session_facts.day is
+    'The report day of the impressions.';
+comment on column cardinal.report_pending_session_facts.impressions is
+    'Impressions in the session on that day.';
+comment on column cardinal.report_pending_session_facts.message_ids is
+    'Message ids of those impressions, unordered and possibly repeated; NULL when none carried one.';
+
+
+create or replace view cardinal.report_pending_conversion_facts as
+select app_id, user_key, conversion_name, test, array_agg(time) as times
+from cardinal.report_unfolded_events()
+where type = 'conversion'
+group by app_id, user_key, conversion_name, test;
+alter view cardinal.report_pending_conversion_facts owner to cardinal_owner;
+grant select on cardinal.report_pending_conversion_facts to cardinal_reader;
+comment on view cardinal.report_pending_conversion_facts is
+    'The unfolded conversions as report_conversion_state rows.';
+comment on column cardinal.report_pending_conversion_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_conversion_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_conversion_facts.conversion_name is
+    'Name of the conversion event.';
+comment on column cardinal.report_pending_conversion_facts.test is
+    'Whether these are test events.';
+comment on column cardinal.report_pending_conversion_facts.times is
+    'Event times of the conversions, unordered.';
+
+
+-- What the reports read: the folded state and the queue, each stored event on exactly one side.
+create or replace view cardinal.report_user_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, u.user_key,
+       u.impression_days, u.click_days, u.dismissal_days, u.send_days, u.control_impression_days,
+       u.control_send_days, u.first_impression_at, u.first_send_at, u.first_control_impression_at,
+       u.first_control_send_at, u.click_times, u.dismissal_times
+from cardinal.report_user_state as u
+join cardinal.report_groups as g on g.group_id = u.group_id
+union all
+select * from cardinal.report_pending_user_facts;
+alter view cardinal.report_user_facts owner to cardinal_owner;
+grant select on cardinal.report_user_facts to cardinal_reader;
+comment on view cardinal.report_user_facts is
+    'Per user and report group, what the user did: the folded report_user_state and the not yet folded '
+    'queue (report_pending_user_facts). A user can have a row on each side; the reports aggregate over both.';
+comment on column cardinal.report_user_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_user_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_user_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_user_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_user_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_user_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_user_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_user_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_user_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_user_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_user_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_user_facts.impression_days is
+    'Report days with impressions (not control).';
+comment on column cardinal.report_user_facts.click_days is
+    'Report days with clicks.';
+comment on column cardinal.report_user_facts.dismissal_days is
+    'Report days with dismissals.';
+comment on column cardinal.report_user_facts.send_days is
+    'Report days with sends (not control).';
+comment on column cardinal.report_user_facts.control_impression_days is
+    'Report days with control impressions.';
+comment on column cardinal.report_user_facts.control_send_days is
+    'Report days with control sends.';
+comment on column cardinal.report_user_facts.first_impression_at is
+    'Time of the first impression (not control).';
+comment on column cardinal.report_user_facts.first_send_at is
+    'Time of the first send (not control).';
+comment on column cardinal.report_user_facts.first_control_impression_at is
+    'Time of the first control impression.';
+comment on column cardinal.report_user_facts.first_control_send_at is
+    'Time of the first control send.';
+comment on column cardinal.report_user_facts.click_times is
+    'Times of every click, unordered: the anomaly report compares each with the user''s first impression.';
+comment on column cardinal.report_user_facts.dismissal_times is
+    'Times of every dismissal, unordered: the anomaly report compares each with the user''s first '
+    'impression.';
+
+
+create or replace view cardinal.report_daily_count_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, c.day, c.impressions, c.clicks, c.dismissals, c.sends,
+       c.control_impressions, c.control_sends
+from cardinal.report_daily_counts as c
+join cardinal.report_groups as g on g.group_id = c.group_id
+union all
+select * from cardinal.report_pending_daily_counts;
+alter view cardinal.report_daily_count_facts owner to cardinal_owner;
+grant select on cardinal.report_daily_count_facts to cardinal_reader;
+comment on view cardinal.report_daily_count_facts is
+    'Events per report group and day by kind: report_daily_counts and the queue; sum over both.';
+comment on column cardinal.report_daily_count_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_daily_count_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_daily_count_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_daily_count_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_daily_count_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_daily_count_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_daily_count_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_daily_count_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_daily_count_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_daily_count_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_daily_count_facts.day is
+    'The report day (campaign''s report time zone).';
+comment on column cardinal.report_daily_count_facts.impressions is
+    'Impressions (not control).';
+comment on column cardinal.report_daily_count_facts.clicks is
+    'Clicks.';
+comment on column cardinal.report_daily_count_facts.dismissals is
+    'Dismissals.';
+comment on column cardinal.report_daily_count_facts.sends is
+    'Sends (not control).';
+comment on column cardinal.report_daily_count_facts.control_impressions is
+    'Control impressions.';
+comment on column cardinal.report_daily_count_facts.control_sends is
+    'Control sends.';
+
+
+create or replace view cardinal.report_session_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, v.user_key, v.session_id, v.day, v.impressions, v.message_ids
+from cardinal.report_session_state as v
+join cardinal.report_groups as g on g.group_id = v.group_id
+union all
+select * from cardinal.report_pending_session_facts;
+alter view cardinal.report_session_facts owner to cardinal_owner;
+grant select on cardinal.report_session_facts to cardinal_reader;
+comment on view cardinal.report_session_facts is
+    'Impressions per user, session and report day in each report group: report_session_state and the queue.';
+comment on column cardinal.report_session_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_session_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_session_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_session_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_session_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_session_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_session_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_session_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_session_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_session_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_session_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_session_facts.session_id is
+    'The SDK session (events.session_id); '''' for the impressions without one (since 0027).';
+comment on column cardinal.report_session_facts.day is
+    'The report day of the impressions.';
+comment on column cardinal.report_session_facts.impressions is
+    'Impressions in the session on that day.';
+comment on column cardinal.report_session_facts.message_ids is
+    'Message ids of those impressions, unordered and possibly repeated; NULL when none carried one.';
+
+
+create or replace view cardinal.report_conversion_facts as
+select app_id, user_key, conversion_name, test, times from cardinal.report_conversion_state
+union all
+select * from cardinal.report_pending_conversion_facts;
+alter view cardinal.report_conversion_facts owner to cardinal_owner;
+grant select on cardinal.report_conversion_facts to cardinal_reader;
+comment on view cardinal.report_conversion_facts is
+    'Conversion times per user and name: report_conversion_state and the queue.';
+comment on column cardinal.report_conversion_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_conversion_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_conversion_facts.conversion_name is
+    'Name of the conversion event.';
+comment on column cardinal.report_conversion_facts.test is
+    'Whether these are test events.';
+comment on column cardinal.report_conversion_facts.times is
+    'Event times of the conversions, unordered.';
+
+
+-- 0025's body, grouped by the user key first.
+create or replace view cardinal.report_pending_row_days as
+select r.row_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.user_key,
+       p.impression_days, p.click_days, p.dismissal_days, p.send_days
+from (
+    select e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.channel, e.user_key,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'impression'), '{}')
+               as impression_days,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'click'), '{}') as click_days,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'dismissal'), '{}')
+               as dismissal_days,
+           coalesce(array_agg(distinct e.day order by e.day) filter (where e.type = 'send'), '{}') as send_days
+    from cardinal.report_unfolded_row_events as e
+    group by 7, 1, 2, 3, 4, 5, 6
+) as p
+left join cardinal.report_rows as r
+    on r.row_key = cardinal.report_row_key(p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id,
+                                           p.channel);
+alter view cardinal.report_pending_row_days owner to cardinal_owner;
+grant select on cardinal.report_pending_row_days to cardinal_reader;
+comment on view cardinal.report_pending_row_days is
+    'The unfolded events (report_unfolded_events) as report_row_user_days rows, with the row''s columns; '
+    'row_id is NULL until the fold makes the row: the days the next fold adds.';
+comment on column cardinal.report_pending_row_days.row_id is
+    'The report row (report_rows.row_id).';
+comment on column cardinal.report_pending_row_days.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_row_days.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_row_days.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_row_days.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_row_days.variant_id is
+    'Variant of the events as sent.';
+comment on column cardinal.report_pending_row_days.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_row_days.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_row_days.impression_days is
+    'Report days with impressions, sorted.';
+comment on column cardinal.report_pending_row_days.click_days is
+    'Report days with clicks, sorted.';
+comment on column cardinal.report_pending_row_days.dismissal_days is
+    'Report days with dismissals, sorted.';
+comment on column cardinal.report_pending_row_days.send_days is
+    'Report days with sends, sorted.';
+
+
+-- 0025's body, grouped by the user key first.
+create or replace view cardinal.report_pending_row_day_users as
+with days as (
+    -- A day the user had already is old, even when the unfolded events have it too.
+    select p.row_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.user_key,
+           kind.name as kind, day.day, bool_and(day.new) as new
+    from cardinal.report_pending_row_days as p
+    left join cardinal.report_row_user_days as old on old.row_id = p.row_id and old.user_key = p.user_key
+    cross join lateral (
+        values ('impression', old.impression_days, p.impression_days),
+               ('click', old.click_days, p.click_days),
+               ('dismissal', old.dismissal_days, p.dismissal_days),
+               ('send', old.send_days, p.send_days)
+    ) as kind (name, old_days, new_days)
+    cross join lateral (
+        select d, false from unnest(kind.old_days) as d
+        union all
+        select d, true from unnest(kind.new_days) as d
+    ) as day (day, new)
+    -- A kind whose days the user had already changes nothing.
+    where not kind.new_days <@ coalesce(kind.old_days, '{}')
+    group by 8, 1, 2, 3, 4, 5, 6, 7, 9, 10
+),
+paired as (
+    select row_id, app_id, campaign_id, canvas_id, canvas_step_id, variant_id, channel, kind, day, new,
+           coalesce(lag(day) over user_days, '-infinity') as previous_day,
+           coalesce(max(day) filter (where not new) over (user_days rows between unbounded preceding and 1 preceding),
+                    '-infinity') as previous_old_day
+    from days
+    -- The days' grouping order, so that one sort serves both.
+    window user_days as (partition by user_key, row_id, app_id, campaign_id, canvas_id, canvas_step_id, variant_id,
+                                      channel, kind
+                         order by day)
+)
+select p.row_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.kind, p.day,
+       change.previous_day, sum(change.users)::bigint as users
+from paired as p
+cross join lateral (
+    values (p.previous_day, 1), (p.previous_old_day, -1)
+) as change (previous_day, users)
+where case when p.new then change.users = 1
+           else p.previous_day <> p.previous_old_day end
+group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+having sum(change.users) <> 0;
+alter view cardinal.report_pending_row_day_users owner to cardinal_owner;
+grant select on cardinal.report_pending_row_day_users to cardinal_reader;
+comment on view cardinal.report_pending_row_day_users is
+    'What folding the unfolded events changes in report_row_day_users, with the row''s columns: users '
+    'gained (positive) or lost (negative) per pair. Folded counts plus these are the counts of every '
+    'stored event.';
+comment on column cardinal.report_pending_row_day_users.row_id is
+    'The report row (report_rows.row_id).';
+comment on column cardinal.report_pending_row_day_users.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_row_day_users.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_row_day_users.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_row_day_users.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_row_day_users.variant_id is
+    'Variant of the events as sent.';
+comment on column cardinal.report_pending_row_day_users.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_row_day_users.kind is
+    'impression, click, dismissal or send (non-control, non-test).';
+comment on column cardinal.report_pending_row_day_users.day is
+    'The report day.';
+comment on column cardinal.report_pending_row_day_users.previous_day is
+    'The user''s previous report day with this kind of event in this row; -infinity when there was none.';
+comment on column cardinal.report_pending_row_day_users.users is
+    'Users the pair gains (positive) or loses (negative) when the unfolded events are folded.';
+
+
+-- 0027's body, grouped by the user key first.
+create or replace view cardinal.report_pending_dismissal_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
+       q.app_version, q.test, q.user_key, q.message_id, local.day, count(*)::integer as dismissals
+from cardinal.report_unfolded_events() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type = 'dismissal' and q.message_id is not null
+group by 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13;
+alter view cardinal.report_pending_dismissal_facts owner to cardinal_owner;
+grant select on cardinal.report_pending_dismissal_facts to cardinal_reader;
+comment on view cardinal.report_pending_dismissal_facts is
+    'The unfolded dismissals with a message id as report_dismissal_state rows, with the group''s columns '
+    'instead of group_id.';
+comment on column cardinal.report_pending_dismissal_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_dismissal_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_dismissal_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_dismissal_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_dismissal_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_pending_dismissal_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_dismissal_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_pending_dismissal_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_dismissal_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_dismissal_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_pending_dismissal_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_dismissal_facts.message_id is
+    'The message (card) dismissed (events.message_id).';
+comment on column cardinal.report_pending_dismissal_facts.day is
+    'The report day of the dismissals.';
+comment on column cardinal.report_pending_dismissal_facts.dismissals is
+    'Dismissals of that message by the user on that day.';
+
+
+create or replace view cardinal.report_dismissal_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, d.user_key, d.message_id, d.day, d.dismissals
+from cardinal.report_dismissal_state as d
+join cardinal.report_groups as g on g.group_id = d.group_id
+union all
+select * from cardinal.report_pending_dismissal_facts;
+alter view cardinal.report_dismissal_facts owner to cardinal_owner;
+grant select on cardinal.report_dismissal_facts to cardinal_reader;
+comment on view cardinal.report_dismissal_facts is
+    'Dismissals per user, message id and report day in each report group: report_dismissal_state and the '
+    'unfolded events; sum over both.';
+comment on column cardinal.report_dismissal_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_dismissal_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_dismissal_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_dismissal_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_dismissal_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_dismissal_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_dismissal_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_dismissal_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_dismissal_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_dismissal_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_dismissal_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_dismissal_facts.message_id is
+    'The message (card) dismissed (events.message_id).';
+comment on column cardinal.report_dismissal_facts.day is
+    'The report day of the dismissals.';
+comment on column cardinal.report_dismissal_facts.dismissals is
+    'Dismissals of that message by the user on that day.';
+
+
+-- 0029's body, grouped by the user key first.
+create or replace view cardinal.report_pending_push_send_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
+       q.app_version, q.test, q.user_key, array_agg(q.time) as times
+from cardinal.report_unfolded_events() as q
+where q.type = 'send' and q.channel = 'push' and not q.control
+group by 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10;
+alter view cardinal.report_pending_push_send_facts owner to cardinal_owner;
+grant select on cardinal.report_pending_push_send_facts to cardinal_reader;
+comment on view cardinal.report_pending_push_send_facts is
+    'The unfolded non-control push sends as report_push_send_state rows, with the group''s columns instead '
+    'of group_id.';
+comment on column cardinal.report_pending_push_send_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_push_send_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_push_send_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_push_send_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_push_send_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_pending_push_send_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_push_send_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_pending_push_send_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_push_send_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_push_send_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_pending_push_send_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_push_send_facts.times is
+    'Event times of the push sends, unordered.';
+
+
+create or replace view cardinal.report_push_send_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, p.user_key, p.times
+from cardinal.report_push_send_state as p
+join cardinal.report_groups as g on g.group_id = p.group_id
+union all
+select * from cardinal.report_pending_push_send_facts;
+alter view cardinal.report_push_send_facts owner to cardinal_owner;
+grant select on cardinal.report_push_send_facts to cardinal_reader;
+comment on view cardinal.report_push_send_facts is
+    'Push send times per user in each report group: report_push_send_state and the unfolded events; a user '
+    'may have a row on each side.';
+comment on column cardinal.report_push_send_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_push_send_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_push_send_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_push_send_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_push_send_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_push_send_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_push_send_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_push_send_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_push_send_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_push_send_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_push_send_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_push_send_facts.times is
+    'Event times of the push sends, unordered.';
+
+
+-- The order is the same in the three aggregates, so the arrays stay aligned.
+create or replace view cardinal.report_pending_conversion_value_facts as
+select app_id, user_key, conversion_name, test,
+       array_agg(time order by time, id) as times,
+       array_agg(value order by time, id) as amounts,
+       array_agg(currency order by time, id) as currencies
+from cardinal.report_unfolded_conversion_values()
+group by app_id, user_key, conversion_name, test;
+alter view cardinal.report_pending_conversion_value_facts owner to cardinal_owner;
+grant select on cardinal.report_pending_conversion_value_facts to cardinal_reader;
+comment on view cardinal.report_pending_conversion_value_facts is
+    'The unfolded conversions with a value as report_conversion_value_state rows: what the next fold adds.';
+comment on column cardinal.report_pending_conversion_value_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_conversion_value_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_conversion_value_facts.conversion_name is
+    'Name of the conversion event.';
+comment on column cardinal.report_pending_conversion_value_facts.test is
+    'Whether these are test events.';
+comment on column cardinal.report_pending_conversion_value_facts.times is
+    'Event times of the conversions with a value.';
+comment on column cardinal.report_pending_conversion_value_facts.amounts is
+    'Their values (events.value), in the order of times.';
+comment on column cardinal.report_pending_conversion_value_facts.currencies is
+    'Their currencies (events.currency; ''XXX'', ISO 4217''s "no currency", when none was sent), in the '
+    'order of times.';
+
+
+create or replace view cardinal.report_conversion_value_facts as
+select app_id, user_key, conversion_name, test, times, amounts, currencies
+from cardinal.report_conversion_value_state
+union all
+select * from cardinal.report_pending_conversion_value_facts;
+alter view cardinal.report_conversion_value_facts owner to cardinal_owner;
+grant select on cardinal.report_conversion_value_facts to cardinal_reader;
+comment on view cardinal.report_conversion_value_facts is
+    'Time, value and currency of each conversion with a value, per user and name: '
+    'report_conversion_value_state and the unfolded events.';
+comment on column cardinal.report_conversion_value_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_conversion_value_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_conversion_value_facts.conversion_name is
+    'Name of the conversion event.';
+comment on column cardinal.report_conversion_value_facts.test is
+    'Whether these are test events.';
+comment on column cardinal.report_conversion_value_facts.times is
+    'Event times of the conversions with a value.';
+comment on column cardinal.report_conversion_value_facts.amounts is
+    'Their values (events.value), in the order of times.';
+comment on column cardinal.report_conversion_value_facts.currencies is
+    'Their currencies (events.currency; ''XXX'', ISO 4217''s "no currency", when none was sent), in the '
+    'order of times.';
+
+
+-- 0038's body, grouped by the user key first.
+create or replace view cardinal.report_pending_part_facts as
+select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.channel, q.platform, q.sdk_version,
+       q.app_version, q.test, q.user_key, part.part, local.day,
+       count(*) filter (where q.type = 'impression')::integer as impressions,
+       count(*) filter (where q.type = 'click')::integer as clicks,
+       count(*) filter (where q.type = 'dismissal')::integer as dismissals,
+       count(*) filter (where q.type = 'send')::integer as sends
+from cardinal.report_unfolded_events_full() as q
+join cardinal.apps as a on a.app_id = q.app_id
+left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+cross join lateral (
+    select case
+               when q.channel = 'content_card' then coalesce(q.message_id, '')
+               else coalesce(cardinal.report_message_part(q.channel, q.type, q.message_id, q.placement_id,
+                                                          q.button_id), '')
+           end as part
+) as part
+cross join lateral (
+    select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+) as local
+where q.type in ('impression', 'click', 'dismissal', 'send')
+  and not q.control
+  and (q.campaign_id is not null or q.canvas_step_id is not null)
+  and cardinal.report_message_part(q.channel, q.type, '', '', '') is not null
+group by 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13;
+alter view cardinal.report_pending_part_facts owner to cardinal_owner;
+grant select on cardinal.report_pending_part_facts to cardinal_reader;
+comment on view cardinal.report_pending_part_facts is
+    'The unfolded events (report_unfolded_events_full) as report_part_state rows, with the group''s columns: '
+    'what the next fold adds.';
+comment on column cardinal.report_pending_part_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_part_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_pending_part_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_part_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_pending_part_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_pending_part_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_pending_part_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_pending_part_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_part_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_pending_part_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_pending_part_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_pending_part_facts.part is
+    'The card (message_id), banner placement (placement_id) or in-app message button (button_id, clicks '
+    'only) of the events; '''' when they have none.';
+comment on column cardinal.report_pending_part_facts.day is
+    'The report day of the events.';
+comment on column cardinal.report_pending_part_facts.impressions is
+    'Impressions on that part by the user that day.';
+comment on column cardinal.report_pending_part_facts.clicks is
+    'Clicks on that part by the user that day.';
+comment on column cardinal.report_pending_part_facts.dismissals is
+    'Dismissals of that part by the user that day.';
+comment on column cardinal.report_pending_part_facts.sends is
+    'Sends of that part to the user that day.';
+
+
+create or replace view cardinal.report_part_facts as
+select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+       g.sdk_version, g.app_version, g.test, p.user_key, p.part, p.day, p.impressions, p.clicks, p.dismissals,
+       p.sends
+from cardinal.report_part_state as p
+join cardinal.report_groups as g on g.group_id = p.group_id
+union all
+select * from cardinal.report_pending_part_facts;
+alter view cardinal.report_part_facts owner to cardinal_owner;
+grant select on cardinal.report_part_facts to cardinal_reader;
+comment on view cardinal.report_part_facts is
+    'Events per user, message part and report day in each report group: report_part_state and the unfolded '
+    'events; sum over both.';
+comment on column cardinal.report_part_facts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_part_facts.campaign_id is
+    'Campaign of the events; NULL for canvas steps.';
+comment on column cardinal.report_part_facts.canvas_id is
+    'Canvas of the events; NULL for campaigns.';
+comment on column cardinal.report_part_facts.canvas_step_id is
+    'Canvas step of the events; NULL for campaigns.';
+comment on column cardinal.report_part_facts.variant_id is
+    'Variant of the events as sent (control events included).';
+comment on column cardinal.report_part_facts.channel is
+    'Channel of the events.';
+comment on column cardinal.report_part_facts.platform is
+    'Platform of the events, NULL when not sent.';
+comment on column cardinal.report_part_facts.sdk_version is
+    'SDK version of the events, NULL when not sent.';
+comment on column cardinal.report_part_facts.app_version is
+    'App version of the events, NULL when not sent.';
+comment on column cardinal.report_part_facts.test is
+    'Whether the events are test events.';
+comment on column cardinal.report_part_facts.user_key is
+    'The user (events.user_key).';
+comment on column cardinal.report_part_facts.part is
+    'The card (message_id), banner placement (placement_id) or in-app message button (button_id, clicks '
+    'only) of the events; '''' when they have none.';
+comment on column cardinal.report_part_facts.day is
+    'The report day of the events.';
+comment on column cardinal.report_part_facts.impressions is
+    'Impressions on that part by the user that day.';
+comment on column cardinal.report_part_facts.clicks is
+    'Clicks on that part by the user that day.';
+comment on column cardinal.report_part_facts.dismissals is
+    'Dismissals of that part by the user that day.';
+comment on column cardinal.report_part_facts.sends is
+    'Sends of that part to the user that day.';
+
+
+-- 0040's view with the further goals: their pending conversions touch a user's folded row too, and each row
+-- carries further_converted_at (last, as in the table).
+create or replace view cardinal.report_pending_control_exposures as
+ WITH pending AS MATERIALIZED (
+         SELECT e.app_id,
+            e.campaign_id,
+            e.user_key,
+            e.type,
+            e.control,
+                CASE
+                    WHEN e.control THEN NULL::text
+                    ELSE e.variant_id
+                END AS variant_id,
+            e."time",
+            e.conversion_name
+           FROM cardinal.report_unfolded_events() e(app_id, id, "time", received_at, type, channel, campaign_id, canvas_id, canvas_step_id, variant_id, control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name, stored_xid)
+          WHERE ((NOT e.test) AND ((e.type = 'conversion'::text) OR ((e.campaign_id IS NOT NULL) AND ((e.type = 'impression'::text) OR ((e.type = 'send'::text) AND (e.channel = 'push'::text))))))
+        ), folded AS MATERIALIZED (
+         SELECT r.app_id,
+            r.campaign_id,
+            r.user_key,
+            r.exposed_at,
+            r.control,
+            r.variant_id,
+            r.second_arm_at,
+            r.second_arm_control,
+            r.second_arm_variant_id,
+            r.conversion_event,
+            r.converted_at,
+            r.further_converted_at
+           FROM cardinal.report_control_exposures r
+          WHERE ((r.app_id = ANY (ARRAY( SELECT DISTINCT p.app_id
+                   FROM pending p
+                  WHERE (p.type = 'conversion'::text)))) AND (r.user_key = ANY (ARRAY( SELECT DISTINCT p.user_key
+                   FROM pending p
+                  WHERE (p.type = 'conversion'::text)))))
+        UNION
+         SELECT r.app_id,
+            r.campaign_id,
+            r.user_key,
+            r.exposed_at,
+            r.control,
+            r.variant_id,
+            r.second_arm_at,
+            r.second_arm_control,
+            r.second_arm_variant_id,
+            r.conversion_event,
+            r.converted_at,
+            r.further_converted_at
+           FROM (( SELECT DISTINCT p.app_id,
+                    p.campaign_id,
+                    p.user_key
+                   FROM pending p
+                  WHERE (p.type <> 'conversion'::text)) k
+             CROSS JOIN LATERAL ( SELECT r_1.app_id,
+                    r_1.campaign_id,
+                    r_1.user_key,
+                    r_1.exposed_at,
+                    r_1.control,
+                    r_1.variant_id,
+                    r_1.second_arm_at,
+                    r_1.second_arm_control,
+                    r_1.second_arm_variant_id,
+                    r_1.conversion_event,
+                    r_1.converted_at,
+                    r_1.further_converted_at
+                   FROM cardinal.report_control_exposures r_1
+                  WHERE ((r_1.app_id = k.app_id) AND (r_1.campaign_id = k.campaign_id) AND (r_1.user_key = k.user_key))
+                 OFFSET 0) r)
+        ), pending_conversions AS MATERIALIZED (
+         SELECT pending.app_id,
+            pending.user_key,
+            pending.conversion_name,
+            array_agg(pending."time") AS times
+           FROM pending
+          WHERE (pending.type = 'conversion'::text)
+          GROUP BY pending.app_id, pending.user_key, pending.conversion_name
+        ), pending_user_conversions AS (
+         SELECT pending.app_id,
+            pending.user_key,
+            array_agg(pending.conversion_name) AS names,
+            array_agg(pending."time") AS times
+           FROM pending
+          WHERE (pending.type = 'conversion'::text)
+          GROUP BY pending.app_id, pending.user_key
+        ), arms AS (
+         SELECT a.app_id,
+            a.campaign_id,
+            a.user_key,
+            a.control,
+            a.variant_id,
+            min(a.first_at) AS first_at
+           FROM ( SELECT folded.app_id,
+                    folded.campaign_id,
+                    folded.user_key,
+                    folded.control,
+                    folded.variant_id,
+                    folded.exposed_at AS first_at
+                   FROM folded
+                UNION ALL
+                 SELECT folded.app_id,
+                    folded.campaign_id,
+                    folded.user_key,
+                    folded.second_arm_control,
+                    folded.second_arm_variant_id,
+                    folded.second_arm_at
+                   FROM folded
+                  WHERE (folded.second_arm_at IS NOT NULL)
+                UNION ALL
+                 SELECT pending.app_id,
+                    pending.campaign_id,
+                    pending.user_key,
+                    pending.control,
+                    pending.variant_id,
+                    pending."time"
+                   FROM pending
+                  WHERE (pending.type <> 'conversion'::text)) a
+          GROUP BY a.app_id, a.campaign_id, a.user_key, a.control, a.variant_id
+        ), touched AS (
+         SELECT pending.app_id,
+            pending.campaign_id,
+            pending.user_key
+           FROM pending
+          WHERE (pending.type <> 'conversion'::text)
+        UNION
+         SELECT f.app_id,
+            f.campaign_id,
+            f.user_key
+           FROM (folded f
+             JOIN pending_conversions c_1 ON (((c_1.app_id = f.app_id) AND (c_1.user_key = f.user_key) AND (c_1.conversion_name = f.conversion_event))))
+        UNION
+         SELECT f.app_id,
+            f.campaign_id,
+            f.user_key
+           FROM ((folded f
+             JOIN cardinal.campaign_conversion_events g ON (((g.app_id = f.app_id) AND (g.campaign_id = f.campaign_id))))
+             JOIN pending_conversions c_1 ON (((c_1.app_id = f.app_id) AND (c_1.user_key = f.user_key) AND (c_1.conversion_name = g.conversion_event))))
+        ), ranked AS (
+         SELECT a.app_id,
+            a.campaign_id,
+            a.user_key,
+            a.control,
+            a.variant_id,
+            a.first_at,
+            row_number() OVER (PARTITION BY a.app_id, a.campaign_id, a.user_key ORDER BY a.first_at, a.control, a.variant_id NULLS FIRST) AS rank
+           FROM (arms a
+             JOIN touched t USING (app_id, campaign_id, user_key))
+        ), exposures AS (
+         SELECT ranked.app_id,
+            ranked.campaign_id,
+            ranked.user_key,
+            min(ranked.first_at) FILTER (WHERE (ranked.rank = 1)) AS exposed_at,
+            bool_or(ranked.control) FILTER (WHERE (ranked.rank = 1)) AS control,
+            min(ranked.variant_id) FILTER (WHERE (ranked.rank = 1)) AS variant_id,
+            min(ranked.first_at) FILTER (WHERE (ranked.rank = 2)) AS second_arm_at,
+            bool_or(ranked.control) FILTER (WHERE (ranked.rank = 2)) AS second_arm_control,
+            min(ranked.variant_id) FILTER (WHERE (ranked.rank = 2)) AS second_arm_variant_id
+           FROM ranked
+          WHERE (ranked.rank <= 2)
+          GROUP BY ranked.app_id, ranked.campaign_id, ranked.user_key
+        )
+ SELECT x.app_id,
+    x.campaign_id,
+    x.user_key,
+    x.exposed_at,
+    x.control,
+    x.variant_id,
+    x.second_arm_at,
+    x.second_arm_control,
+    x.second_arm_variant_id,
+    s.conversion_event,
+    LEAST(( SELECT min(t."time") AS min
+           FROM (cardinal.report_conversion_state v
+             CROSS JOIN LATERAL unnest(v.times) t("time"))
+          WHERE ((v.app_id = x.app_id) AND (v.user_key = x.user_key) AND (v.conversion_name = s.conversion_event) AND (NOT v.test) AND (t."time" >= x.exposed_at))), ( SELECT min(t."time") AS min
+           FROM unnest(c.times) t("time")
+          WHERE (t."time" >= x.exposed_at))) AS converted_at,
+    ( SELECT
+                CASE
+                    WHEN (array_remove(further.times, NULL::timestamp with time zone) <> '{}'::timestamp with time zone[]) THEN further.times
+                    ELSE NULL::timestamp with time zone[]
+                END AS "case"
+           FROM ( SELECT ARRAY( SELECT
+                                CASE
+                                    WHEN ((g.ordinal > 1) AND (g.event IS NOT NULL)) THEN LEAST(( SELECT min(t."time") AS min
+                                       FROM (cardinal.report_conversion_state v
+                                         CROSS JOIN LATERAL unnest(v.times) t("time"))
+                                      WHERE ((v.app_id = x.app_id) AND (v.user_key = x.user_key) AND (v.conversion_name = g.event) AND (NOT v.test) AND (t."time" >= x.exposed_at))), ( SELECT min(p."time") AS min
+                                       FROM UNNEST(u.names, u.times) p(name, "time")
+                                      WHERE ((p.name = g.event) AND (p."time" >= x.exposed_at))))
+                                    ELSE NULL::timestamp with time zone
+                                END AS "case"
+                           FROM unnest(ge.conversion_events) WITH ORDINALITY g(event, ordinal)
+                          ORDER BY g.ordinal) AS times
+                 OFFSET 0) further) AS further_converted_at
+   FROM ((((exposures x
+     LEFT JOIN cardinal.campaign_settings s ON (((s.app_id = x.app_id) AND (s.campaign_id = x.campaign_id))))
+     LEFT JOIN cardinal.campaign_conversion_goal_events ge ON (((ge.app_id = x.app_id) AND (ge.campaign_id = x.campaign_id))))
+     LEFT JOIN pending_conversions c ON (((c.app_id = x.app_id) AND (c.user_key = x.user_key) AND (c.conversion_name = s.conversion_event))))
+     LEFT JOIN pending_user_conversions u ON (((u.app_id = x.app_id) AND (u.user_key = x.user_key))));
+alter view cardinal.report_pending_control_exposures owner to cardinal_owner;
+grant select on cardinal.report_pending_control_exposures to cardinal_reader;
+comment on view cardinal.report_pending_control_exposures is
+    'The report_control_exposures rows that folding the unfolded events (report_unfolded_events) makes: for '
+    'each user with a pending exposure to a campaign or a pending conversion of one of its conversion goals '
+    '(0049: the further ones too), the folded row merged with the pending events. Reports put them in place '
+    'of the folded rows.';
+comment on column cardinal.report_pending_control_exposures.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_control_exposures.campaign_id is
+    'The campaign.';
+comment on column cardinal.report_pending_control_exposures.user_key is
+    'The user (resolved user key, 0032).';
+comment on column cardinal.report_pending_control_exposures.exposed_at is
+    'Time of the user''s first exposure to the campaign in any arm.';
+comment on column cardinal.report_pending_control_exposures.control is
+    'Whether the first exposure was in the control arm.';
+comment on column cardinal.report_pending_control_exposures.variant_id is
+    'Variant of the first exposure''s arm; NULL for the control arm.';
+comment on column cardinal.report_pending_control_exposures.second_arm_at is
+    'Time of the first exposure to a second distinct arm; NULL when the user met one arm only.';
+comment on column cardinal.report_pending_control_exposures.second_arm_control is
+    'Whether the second arm is the control arm.';
+comment on column cardinal.report_pending_control_exposures.second_arm_variant_id is
+    'Variant of the second arm; NULL for the control arm or when there is none.';
+comment on column cardinal.report_pending_control_exposures.conversion_event is
+    'The campaign''s conversion event (campaign_settings) that converted_at is of; NULL when none is set.';
+comment on column cardinal.report_pending_control_exposures.converted_at is
+    'Time of the user''s first non-test conversion of conversion_event at or after exposed_at; NULL when '
+    'none.';
+comment on column cardinal.report_pending_control_exposures.further_converted_at is
+    'Per further conversion goal, element k for ordinal k = 2..4 (campaign_conversion_goals; element 1 is '
+    'always NULL, the primary being converted_at): the time of the user''s first non-test conversion of that '
+    'goal''s event at or after exposed_at, NULL when none or no such goal. The whole array is NULL when the '
+    'user converted to no further goal (0049).';
+
+
+-- 0043's view with each row's outcomes in the window (window_revenue, last, as in the table). The pending
+-- events come from report_unfolded_events_full() for their values.
+create or replace view cardinal.report_pending_campaign_receipts as
+ WITH pending AS MATERIALIZED (
+         SELECT e.app_id,
+            e.campaign_id,
+            COALESCE(e.variant_id, ''::text) AS variant_key,
+            e.user_key,
+            e.type,
+            e."time",
+            e.conversion_name,
+            e.value,
+            COALESCE(e.currency, 'XXX'::text) AS currency,
+            ((e."time" AT TIME ZONE COALESCE(s_1.report_time_zone, a_1.report_time_zone)))::date AS day
+           FROM ((cardinal.report_unfolded_events_full() e(app_id, id, "time", received_at, type, channel, campaign_id, canvas_id, canvas_step_id, variant_id, control, platform, sdk_version, app_version, test, user_key, session_id, message_id, conversion_name, stored_xid, placement_id, button_id, value, currency)
+             JOIN cardinal.apps a_1 ON ((a_1.app_id = e.app_id)))
+             LEFT JOIN cardinal.campaign_settings s_1 ON (((s_1.app_id = e.app_id) AND (s_1.campaign_id = e.campaign_id))))
+          WHERE ((NOT e.test) AND ((e.type = 'conversion'::text) OR ((e.campaign_id IS NOT NULL) AND (NOT e.control) AND (e.type =
+                CASE
+                    WHEN (e.channel = ANY (ARRAY['content_card'::text, 'in_app_message'::text])) THEN 'impression'::text
+                    ELSE 'send'::text
+                END))))
+        ), folded AS MATERIALIZED (
+         SELECT r.app_id,
+            r.campaign_id,
+            r.variant_key,
+            r.user_key,
+            r.first_received_at,
+            r.received_days,
+            r.converted_at,
+            r.window_revenue
+           FROM cardinal.report_campaign_receipts r
+          WHERE ((r.app_id = ANY (ARRAY( SELECT DISTINCT p.app_id
+                   FROM pending p
+                  WHERE (p.type = 'conversion'::text)))) AND (r.user_key = ANY (ARRAY( SELECT DISTINCT p.user_key
+                   FROM pending p
+                  WHERE (p.type = 'conversion'::text)))))
+        UNION
+         SELECT r.app_id,
+            r.campaign_id,
+            r.variant_key,
+            r.user_key,
+            r.first_received_at,
+            r.received_days,
+            r.converted_at,
+            r.window_revenue
+           FROM (( SELECT DISTINCT p.app_id,
+                    p.campaign_id,
+                    p.variant_key,
+                    p.user_key
+                   FROM pending p
+                  WHERE (p.type <> 'conversion'::text)) k
+             CROSS JOIN LATERAL ( SELECT r_1.app_id,
+                    r_1.campaign_id,
+                    r_1.variant_key,
+                    r_1.user_key,
+                    r_1.first_received_at,
+                    r_1.received_days,
+                    r_1.converted_at,
+                    r_1.window_revenue
+                   FROM cardinal.report_campaign_receipts r_1
+                  WHERE ((r_1.app_id = k.app_id) AND (r_1.campaign_id = k.campaign_id) AND (r_1.variant_key = k.variant_key) AND (r_1.user_key = k.user_key))
+                 OFFSET 0) r)
+        ), pending_receipts AS (
+         SELECT pending.app_id,
+            pending.campaign_id,
+            pending.variant_key,
+            pending.user_key,
+            min(pending."time") AS first_at,
+            array_agg(pending.day) AS days
+           FROM pending
+          WHERE (pending.type <> 'conversion'::text)
+          GROUP BY pending.app_id, pending.campaign_id, pending.variant_key, pending.user_key
+        ), pending_conversions AS MATERIALIZED (
+         SELECT pending.app_id,
+            pending.user_key,
+            array_agg(pending.conversion_name) AS names,
+            array_agg(pending."time") AS times,
+            array_agg(pending.value) AS amounts,
+            array_agg(pending.currency) AS currencies
+           FROM pending
+          WHERE (pending.type = 'conversion'::text)
+          GROUP BY pending.app_id, pending.user_key
+        ), touched AS (
+         SELECT pending_receipts.app_id,
+            pending_receipts.campaign_id,
+            pending_receipts.variant_key,
+            pending_receipts.user_key
+           FROM pending_receipts
+        UNION
+         SELECT f.app_id,
+            f.campaign_id,
+            f.variant_key,
+            f.user_key
+           FROM ((folded f
+             JOIN cardinal.campaign_conversion_goals g ON (((g.app_id = f.app_id) AND (g.campaign_id = f.campaign_id))))
+             JOIN ( SELECT DISTINCT pending.app_id,
+                    pending.user_key,
+                    pending.conversion_name
+                   FROM pending
+                  WHERE (pending.type = 'conversion'::text)) c ON (((c.app_id = f.app_id) AND (c.user_key = f.user_key) AND (c.conversion_name = g.conversion_event))))
+        ), merged AS (
+         SELECT t.app_id,
+            t.campaign_id,
+            t.variant_key,
+            t.user_key,
+            LEAST(f.first_received_at, r.first_at) AS first_received_at,
+            ARRAY( SELECT DISTINCT d.day
+                   FROM unnest((COALESCE(f.received_days, '{}'::date[]) || COALESCE(r.days, '{}'::date[]))) d(day)
+                  ORDER BY d.day) AS received_days
+           FROM ((touched t
+             LEFT JOIN folded f ON (((f.app_id = t.app_id) AND (f.campaign_id = t.campaign_id) AND (f.variant_key = t.variant_key) AND (f.user_key = t.user_key))))
+             LEFT JOIN pending_receipts r ON (((r.app_id = t.app_id) AND (r.campaign_id = t.campaign_id) AND (r.variant_key = t.variant_key) AND (r.user_key = t.user_key))))
+        ), reached AS (
+         SELECT m.app_id,
+            m.campaign_id,
+            m.variant_key,
+            m.user_key,
+            m.first_received_at,
+            m.received_days,
+            COALESCE(ge.conversion_events, ARRAY[NULL::text, NULL::text, NULL::text, NULL::text]) AS conversion_events,
+            c.names,
+            c.times,
+            c.amounts,
+            c.currencies,
+            ARRAY( SELECT
+                        CASE
+                            WHEN (g.event IS NOT NULL) THEN LEAST(( SELECT min(t."time") AS min
+                               FROM (cardinal.report_conversion_state v
+                                 CROSS JOIN LATERAL unnest(v.times) t("time"))
+                              WHERE ((v.app_id = m.app_id) AND (v.user_key = m.user_key) AND (v.conversion_name = g.event) AND (NOT v.test) AND (t."time" >= m.first_received_at))), ( SELECT min(p."time") AS min
+                               FROM UNNEST(c.names, c.times) p(name, "time")
+                              WHERE ((p.name = g.event) AND (p."time" >= m.first_received_at))))
+                            ELSE NULL::timestamp with time zone
+                        END AS "case"
+                   FROM unnest(COALESCE(ge.conversion_events, ARRAY[NULL::text, NULL::text, NULL::text, NULL::text])) WITH ORDINALITY g(event, ordinal)
+                  ORDER BY g.ordinal) AS converted_at
+           FROM ((merged m
+             LEFT JOIN cardinal.campaign_conversion_goal_events ge ON (((ge.app_id = m.app_id) AND (ge.campaign_id = m.campaign_id))))
+             LEFT JOIN pending_conversions c ON (((c.app_id = m.app_id) AND (c.user_key = m.user_key))))
+        )
+ SELECT x.app_id,
+    x.campaign_id,
+    x.variant_key,
+    x.user_key,
+    x.first_received_at,
+    x.received_days,
+    x.converted_at,
+        CASE
+            WHEN (array_remove(x.converted_at, NULL::timestamp with time zone) = '{}'::timestamp with time zone[]) THEN '[null, null, null, null]'::jsonb
+            ELSE to_jsonb(ARRAY( SELECT
+                    CASE
+                        WHEN (x.converted_at[g.ordinal] <= w.window_end) THEN COALESCE(( SELECT jsonb_object_agg(u.currency, u.amount) AS jsonb_object_agg
+                           FROM ( SELECT o.currency,
+                                    sum(o.amount) AS amount
+                                   FROM ( SELECT t.currency,
+    t.amount
+   FROM (cardinal.report_conversion_value_state v
+     CROSS JOIN LATERAL UNNEST(v.times, v.amounts, v.currencies) t("time", amount, currency))
+  WHERE ((v.app_id = x.app_id) AND (v.user_key = x.user_key) AND (v.conversion_name = g.event) AND (NOT v.test) AND ((t."time" >= x.first_received_at) AND (t."time" <= w.window_end)))
+UNION ALL
+ SELECT p.currency,
+    p.amount
+   FROM UNNEST(x.names, x.times, x.amounts, x.currencies) p(name, "time", amount, currency)
+  WHERE ((p.name = g.event) AND (p.amount IS NOT NULL) AND ((p."time" >= x.first_received_at) AND (p."time" <= w.window_end)))) o
+                                  GROUP BY o.currency) u), '{}'::jsonb)
+                        ELSE NULL::jsonb
+                    END AS "case"
+               FROM (( SELECT cardinal.report_window_end(x.first_received_at, s.conversion_window, COALESCE(s.report_time_zone, a.report_time_zone)) AS window_end) w
+                 CROSS JOIN unnest(x.conversion_events) WITH ORDINALITY g(event, ordinal))
+              ORDER BY g.ordinal))
+        END AS window_revenue
+   FROM ((reached x
+     JOIN cardinal.apps a ON ((a.app_id = x.app_id)))
+     LEFT JOIN cardinal.campaign_settings s ON (((s.app_id = x.app_id) AND (s.campaign_id = x.campaign_id))));
+alter view cardinal.report_pending_campaign_receipts owner to cardinal_owner;
+grant select on cardinal.report_pending_campaign_receipts to cardinal_reader;
+comment on view cardinal.report_pending_campaign_receipts is
+    'The report_campaign_receipts rows that folding the unfolded events (report_unfolded_events) makes: for '
+    'each user with a pending receipt of a campaign, or a pending conversion of one of its campaigns'' goal '
+    'events, the folded row merged with the pending events. Reports put them in place of the folded rows.';
+comment on column cardinal.report_pending_campaign_receipts.app_id is
+    'The app (apps.app_id).';
+comment on column cardinal.report_pending_campaign_receipts.campaign_id is
+    'The campaign.';
+comment on column cardinal.report_pending_campaign_receipts.variant_key is
+    'The variant of the receipts, '''' for none (coalesce(variant_id, ''''), so that it can be in the key).';
+comment on column cardinal.report_pending_campaign_receipts.user_key is
+    'The user (resolved user key, 0032).';
+comment on column cardinal.report_pending_campaign_receipts.first_received_at is
+    'Time of the user''s first receipt of the campaign × variant, any channel.';
+comment on column cardinal.report_pending_campaign_receipts.received_days is
+    'Report days (campaign''s report time zone) with a receipt, any channel: sorted, distinct.';
+comment on column cardinal.report_pending_campaign_receipts.converted_at is
+    'Per conversion goal ordinal 1..4 (campaign_conversion_goals), the time of the user''s first non-test '
+    'conversion of that goal''s event at or after first_received_at; NULL when none or no such goal.';
+comment on column cardinal.report_pending_campaign_receipts.window_revenue is
+    'Per conversion goal ordinal k, element k - 1 of a JSON array of four: null when the user did not convert '
+    'to that goal within the window (report_window_end of first_received_at in the campaign''s report time '
+    'zone), else an object of currency to the sum of the values of the goal''s non-test conversions within '
+    '[first_received_at, window end] ({} when none had a value) (0045).';
+
+
+-- What the state makes: the backfill and the tests read these; the trigger keeps the tables equal to them.
+-- Each state row of a campaign or canvas with the user's first impression of its step and whether the user was
+-- ever exposed to its control arm, over all the user's rows of the campaign (test ones too).
+create or replace view cardinal.report_interaction_rows as
+select g.finding_id, g.app_id, coalesce(g.campaign_id, '') as campaign_key, coalesce(g.canvas_id, '') as canvas_key,
+       g.channel, g.test, u.user_key, u.click_times, u.dismissal_times,
+       coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
+       min(u.first_impression_at) over (
+           partition by g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, u.user_key
+       ) as step_first_impression_at,
+       bool_or(u.first_control_impression_at is not null or u.first_control_send_at is not null) over (
+           partition by g.app_id, g.campaign_id, g.canvas_id, u.user_key
+       ) as control_exposed
+from cardinal.report_user_state as u
+join cardinal.report_groups as g on g.group_id = u.group_id
+join cardinal.apps as a on a.app_id = g.app_id
+left join cardinal.campaign_settings as s on s.app_id = g.app_id and s.campaign_id = g.campaign_id
+where g.campaign_id is not null or g.canvas_id is not null;
+alter view cardinal.report_interaction_rows owner to cardinal_owner;
+grant select on cardinal.report_interaction_rows to cardinal_reader;
+comment on view cardinal.report_interaction_rows is
+    'The report_user_state rows of campaigns and canvases as the interaction counts read them (0071): with the '
+    'report time zone of their clicks, the user''s first impression of the step and whether the user was ever '
+    'exposed to control in the campaign (canvas), over all the user''s rows of it, test ones too.';
+comment on column cardinal.report_interaction_rows.finding_id is 'The finding group (report_findings).';
+comment on column cardinal.report_interaction_rows.app_id is 'The app (apps.app_id).';
+comment on column cardinal.report_interaction_rows.campaign_key is 'The campaign; '''' for a canvas.';
+comment on column cardinal.report_interaction_rows.canvas_key is 'The canvas; '''' for a campaign.';
+comment on column cardinal.report_interaction_rows.channel is 'The channel (events.channel).';
+comment on column cardinal.report_interaction_rows.test is 'Whether the row counts test events.';
+comment on column cardinal.report_interaction_rows.user_key is 'The user (events.user_key).';
+comment on column cardinal.report_interaction_rows.click_times is 'report_user_state.click_times.';
+comment on column cardinal.report_interaction_rows.dismissal_times is 'report_user_state.dismissal_times.';
+comment on column cardinal.report_interaction_rows.time_zone is
+    'The report time zone of the campaign, else of the app.';
+comment on column cardinal.report_interaction_rows.step_first_impression_at is
+    'The first impression of the user''s rows of the campaign or canvas step.';
+comment on column cardinal.report_interaction_rows.control_exposed is
+    'Whether any of the user''s rows of the campaign or canvas has a control impression or control send.';
+
+
+-- What the state makes: the backfill and the tests read these; the trigger keeps the tables equal to them.
+create or replace view cardinal.report_dismissal_user_days as
+select d.*, bool_or(d.repeats_a_card) over (partition by d.finding_id, d.user_key) as repeats
+from (
+    select c.finding_id, c.user_key, c.day, sum(c.dismissals) as dismissals,
+           bool_or(c.card_dismissals > 1) as repeats_a_card
+    from (
+        select g.finding_id, x.user_key, x.day, x.dismissals,
+               sum(x.dismissals) over (partition by g.finding_id, x.user_key, x.message_id) as card_dismissals
+        from cardinal.report_dismissal_state as x
+        join cardinal.report_groups as g on g.group_id = x.group_id
+        where not g.test and g.channel = 'content_card' and (g.campaign_id is not null or g.canvas_id is not null)
+    ) as c
+    group by c.finding_id, c.user_key, c.day
+) as d;
+alter view cardinal.report_dismissal_user_days owner to cardinal_owner;
+grant select on cardinal.report_dismissal_user_days to cardinal_reader;
+comment on view cardinal.report_dismissal_user_days is
+    'The dismissals of report_dismissal_state as the dismissal counts read them (0074): per finding group '
+    '(non-test report groups of content cards), user and report day, and whether the user dismissed a card of '
+    'the finding group more than once over all days.';
+comment on column cardinal.report_dismissal_user_days.finding_id is 'The finding group (report_findings).';
+comment on column cardinal.report_dismissal_user_days.user_key is 'The user (events.user_key).';
+comment on column cardinal.report_dismissal_user_days.day is 'The report day.';
+comment on column cardinal.report_dismissal_user_days.dismissals is 'The user''s dismissals on the day.';
+comment on column cardinal.report_dismissal_user_days.repeats_a_card is
+    'Whether a card dismissed on the day was dismissed more than once over all days.';
+comment on column cardinal.report_dismissal_user_days.repeats is
+    'Whether the user dismissed a card of the finding group more than once over all days.';

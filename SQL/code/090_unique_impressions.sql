@@ -1,0 +1,824 @@
+-- The unique-impressions report and push opens.
+--
+-- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
+-- whenever one of them changed (SQL/README.md).
+
+
+
+create or replace function cardinal.unique_impressions(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns table (
+        app_name                 text,
+        campaign_id              text,
+        canvas_id                text,
+        canvas_step_id           text,
+        variant_id               text,
+        channel                  text,
+        breakdown                text,
+        impressions              bigint,
+        unique_impressions       bigint,
+        unique_daily_impressions bigint,
+        unique_recipients        bigint,
+        clicks                   bigint,
+        unique_clicks            bigint,
+        dismissals               bigint,
+        unique_dismissals        bigint,
+        click_rate               double precision,
+        unique_click_rate        double precision,
+        dismissal_rate           double precision,
+        unique_dismissal_rate    double precision,
+        direct_opens             bigint,
+        unique_direct_opens      bigint,
+        influenced_opens         bigint,
+        total_opens              bigint,
+        direct_open_rate         double precision,
+        total_open_rate          double precision
+    )
+    language sql
+    stable
+as $function$
+    select r.*,
+           case when r.channel = 'push' then r.clicks end,
+           case when r.channel = 'push' then r.unique_clicks end,
+           case when r.channel = 'push' then coalesce(p.influenced_opens, 0) end,
+           case when r.channel = 'push' then r.unique_clicks + coalesce(p.influenced_opens, 0) end,
+           case when r.channel = 'push' then r.unique_clicks::double precision / nullif(r.unique_recipients, 0) end,
+           case when r.channel = 'push'
+                then (r.unique_clicks + coalesce(p.influenced_opens, 0))::double precision
+                     / nullif(r.unique_recipients, 0)
+           end
+    from cardinal.unique_impressions_of_0025(app, from_date, to_date, include_test, campaign, by) as r
+    -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed.
+    left join cardinal.push_opens(app, from_date, to_date, include_test, campaign, by) as p
+        on r.channel = 'push'
+       and p.app_name = r.app_name
+       and coalesce(p.campaign_id, '') = coalesce(r.campaign_id, '')
+       and coalesce(p.canvas_id, '') = coalesce(r.canvas_id, '')
+       and coalesce(p.canvas_step_id, '') = coalesce(r.canvas_step_id, '')
+       and coalesce(p.variant_id, '') = coalesce(r.variant_id, '')
+       and coalesce(p.breakdown, '') = coalesce(r.breakdown, '')
+    order by r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel, r.breakdown;
+$function$;
+alter function cardinal.unique_impressions(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.unique_impressions(text, date, date, boolean, text, text) is
+    'Unique-impressions report: one row per app × campaign (or canvas step) × variant × channel (× the '
+    'breakdown: by => day, platform, sdk_version, app_version, button_id, placement_id or message_id) over '
+    'the report days from_date..to_date (both included) in each campaign''s report time zone, read from the '
+    'report state. app NULL = every app; campaign NULL = every campaign and canvas step. Users are user_key; '
+    'control and (unless include_test) test events are left out. unique_impressions counts a user once in the '
+    'range, unique_daily_impressions once per day; rates are NULL when their divisor is 0. The part '
+    'breakdowns (0031) split one channel each: in-app message clicks by button (each row repeating the '
+    'message''s impressions), banners by placement, content cards by card. The last six columns (0029) are '
+    'for push and NULL on other channels: direct_opens and unique_direct_opens are the clicks, '
+    'influenced_opens the users who opened the app within the influenced_open_window after a send without '
+    'a direct open (push_opens), total_opens = unique_direct_opens + influenced_opens, and both open rates '
+    'divide by unique_recipients. Definitions in SQL/migrations/0010_unique_impressions.sql, 0029 and 0031; '
+    'unique_impressions_reference computes the same from raw events.';
+
+
+-- 0016's unique_impressions, unchanged but for its name: the breakdowns by platform, SDK and app version, and
+-- include_test, read the per-user state (see the design notes).
+create or replace function cardinal.unique_impressions_from_user_state(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns table (
+        app_name                 text,
+        campaign_id              text,
+        canvas_id                text,
+        canvas_step_id           text,
+        variant_id               text,
+        channel                  text,
+        breakdown                text,
+        impressions              bigint,
+        unique_impressions       bigint,
+        unique_daily_impressions bigint,
+        unique_recipients        bigint,
+        clicks                   bigint,
+        unique_clicks            bigint,
+        dismissals               bigint,
+        unique_dismissals        bigint,
+        click_rate               double precision,
+        unique_click_rate        double precision,
+        dismissal_rate           double precision,
+        unique_dismissal_rate    double precision
+    )
+    language sql
+    stable
+as $function$
+    -- Who did what on which day of the range. Distinct users and (day, user) pairs are counted by grouping
+    -- (hash aggregates) rather than count(distinct …), which sorts every input row: the same user may have
+    -- several state rows in one report row (another platform, SDK or app version, a test event).
+    with user_days as (
+        select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel,
+               case unique_impressions_from_user_state.by
+                   when 'day' then to_char(d.day, 'YYYY-MM-DD')
+                   when 'platform' then u.platform
+                   when 'sdk_version' then u.sdk_version
+                   when 'app_version' then u.app_version
+               end as breakdown,
+               d.kind, u.user_key, d.day
+        from cardinal.apps as a
+        join cardinal.report_user_facts_of(unique_impressions_from_user_state.campaign, null) as u on u.app_id = a.app_id
+        cross join lateral (
+            select 'impression' as kind, day from unnest(u.impression_days) as day
+            union all
+            select 'click', day from unnest(u.click_days) as day
+            union all
+            select 'dismissal', day from unnest(u.dismissal_days) as day
+            union all
+            select 'send', day from unnest(u.send_days) as day
+        ) as d
+        where cardinal.check_report_range(unique_impressions_from_user_state.from_date, unique_impressions_from_user_state.to_date)
+          and cardinal.check_report_dimension(unique_impressions_from_user_state.by)
+          and (unique_impressions_from_user_state.app is null or a.name = unique_impressions_from_user_state.app)
+          and (unique_impressions_from_user_state.campaign is null or u.campaign_id = unique_impressions_from_user_state.campaign)
+          and (unique_impressions_from_user_state.include_test or not u.test)
+          and d.day between unique_impressions_from_user_state.from_date and unique_impressions_from_user_state.to_date
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+    ),
+    users as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown, kind, user_key,
+               count(*) as days
+        from user_days
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9
+    ),
+    uniques as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
+               count(*) filter (where kind = 'impression') as unique_impressions,
+               coalesce(sum(days) filter (where kind = 'impression'), 0) as unique_daily_impressions,
+               coalesce(sum(days) filter (
+                   where case when channel in ('content_card', 'in_app_message') then kind = 'impression'
+                              else kind = 'send' end
+               ), 0) as unique_recipients,
+               count(*) filter (where kind = 'click') as unique_clicks,
+               count(*) filter (where kind = 'dismissal') as unique_dismissals
+        from users
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+    -- How many events: the per-day counts of the range.
+    totals as (
+        select a.name as app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel,
+               case unique_impressions_from_user_state.by
+                   when 'day' then to_char(c.day, 'YYYY-MM-DD')
+                   when 'platform' then c.platform
+                   when 'sdk_version' then c.sdk_version
+                   when 'app_version' then c.app_version
+               end as breakdown,
+               sum(c.impressions) as impressions, sum(c.clicks) as clicks, sum(c.dismissals) as dismissals
+        from cardinal.apps as a
+        join cardinal.report_daily_count_facts as c on c.app_id = a.app_id
+        where (unique_impressions_from_user_state.app is null or a.name = unique_impressions_from_user_state.app)
+          and (unique_impressions_from_user_state.campaign is null or c.campaign_id = unique_impressions_from_user_state.campaign)
+          and (unique_impressions_from_user_state.include_test or not c.test)
+          and c.day between unique_impressions_from_user_state.from_date and unique_impressions_from_user_state.to_date
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+    -- A report row exists where the range has a non-control send, impression, click or dismissal: then
+    -- both sides have it (the day sets and the counts come from the same events). Both sides are one row
+    -- per report row, a few hundred at most.
+    counted as (
+        select u.app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel, u.breakdown,
+               t.impressions::bigint as impressions, u.unique_impressions, u.unique_daily_impressions::bigint
+                   as unique_daily_impressions,
+               u.unique_recipients::bigint as unique_recipients, t.clicks::bigint as clicks, u.unique_clicks,
+               t.dismissals::bigint as dismissals, u.unique_dismissals
+        from uniques as u
+        -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed.
+        join totals as t
+            on t.app_name = u.app_name
+           and coalesce(t.campaign_id, '') = coalesce(u.campaign_id, '')
+           and coalesce(t.canvas_id, '') = coalesce(u.canvas_id, '')
+           and coalesce(t.canvas_step_id, '') = coalesce(u.canvas_step_id, '')
+           and coalesce(t.variant_id, '') = coalesce(u.variant_id, '')
+           and t.channel = u.channel
+           and coalesce(t.breakdown, '') = coalesce(u.breakdown, '')
+    )
+    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
+           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
+           clicks, unique_clicks, dismissals, unique_dismissals,
+           clicks::double precision / nullif(impressions, 0),
+           unique_clicks::double precision / nullif(unique_impressions, 0),
+           dismissals::double precision / nullif(impressions, 0),
+           unique_dismissals::double precision / nullif(unique_impressions, 0)
+    from counted
+    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+$function$;
+alter function cardinal.unique_impressions_from_user_state(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_from_user_state(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.unique_impressions_from_user_state(text, date, date, boolean, text, text) is
+    'unique_impressions computed from the per-user state (report_*_facts, 0015): any breakdown, test events '
+    'included or not. unique_impressions calls it for the breakdowns by platform, sdk_version and '
+    'app_version and for include_test.';
+
+
+-- 0025's report with the folded reads by key and the day counts summed per group first.
+create or replace function cardinal.unique_impressions_from_day_pairs(
+    app       text,
+    from_date date,
+    to_date   date,
+    campaign  text,
+    by_day    boolean
+)
+    returns table (
+        app_name                 text,
+        campaign_id              text,
+        canvas_id                text,
+        canvas_step_id           text,
+        variant_id               text,
+        channel                  text,
+        breakdown                text,
+        impressions              bigint,
+        unique_impressions       bigint,
+        unique_daily_impressions bigint,
+        unique_recipients        bigint,
+        clicks                   bigint,
+        unique_clicks            bigint,
+        dismissals               bigint,
+        unique_dismissals        bigint,
+        click_rate               double precision,
+        unique_click_rate        double precision,
+        dismissal_rate           double precision,
+        unique_dismissal_rate    double precision
+    )
+    language sql
+    stable
+    set enable_sort = off
+    set enable_incremental_sort = off
+    set enable_nestloop = off
+    set jit = off
+as $function$
+    -- The report rows and the groups the report reads (test groups are left out).
+    with selected_rows as materialized (
+        select r.row_id
+        from cardinal.apps as a
+        join cardinal.report_rows as r on r.app_id = a.app_id
+        where (unique_impressions_from_day_pairs.app is null or a.name = unique_impressions_from_day_pairs.app)
+          and (unique_impressions_from_day_pairs.campaign is null
+               or r.campaign_id = unique_impressions_from_day_pairs.campaign)
+    ),
+    selected_groups as materialized (
+        select g.group_id
+        from cardinal.apps as a
+        join cardinal.report_groups as g on g.app_id = a.app_id
+        where (unique_impressions_from_day_pairs.app is null or a.name = unique_impressions_from_day_pairs.app)
+          and (unique_impressions_from_day_pairs.campaign is null
+               or g.campaign_id = unique_impressions_from_day_pairs.campaign)
+          and not g.test
+    ),
+    -- The pairs of the range: the folded counts and the change the unfolded events make to them. The folded
+    -- counts are summed per report row id first (a hash on integers) down to what the sums below tell apart:
+    -- the kind, the day (by day) and whether the previous day is before the range.
+    pairs as (
+        select a.name as app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel,
+               p.kind, p.day, p.first_in_range, p.users
+        from (
+            select d.row_id, d.kind, case when unique_impressions_from_day_pairs.by_day then d.day end as day,
+                   d.previous_day < unique_impressions_from_day_pairs.from_date as first_in_range,
+                   sum(d.users) as users
+            from cardinal.report_row_day_users as d
+            where d.row_id = any(array(select row_id from selected_rows))
+              and d.day between unique_impressions_from_day_pairs.from_date
+                            and unique_impressions_from_day_pairs.to_date
+            group by 1, 2, 3, 4
+        ) as p
+        join cardinal.report_rows as r on r.row_id = p.row_id
+        join cardinal.apps as a on a.app_id = r.app_id
+        union all
+        select a.name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel,
+               p.kind, p.day, p.previous_day < unique_impressions_from_day_pairs.from_date, p.users
+        from cardinal.apps as a
+        join cardinal.report_pending_row_day_users as p on p.app_id = a.app_id
+        where (unique_impressions_from_day_pairs.app is null or a.name = unique_impressions_from_day_pairs.app)
+          and (unique_impressions_from_day_pairs.campaign is null
+               or p.campaign_id = unique_impressions_from_day_pairs.campaign)
+          and p.day between unique_impressions_from_day_pairs.from_date and unique_impressions_from_day_pairs.to_date
+    ),
+    -- A user counts once in the range at its first day there, the one whose previous day is before the
+    -- range; by day, each day is a range of its own. Every pair of the range is a (day, user).
+    uniques as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel,
+               case when unique_impressions_from_day_pairs.by_day then to_char(day, 'YYYY-MM-DD') end as breakdown,
+               coalesce(sum(users) filter (
+                   where kind = 'impression'
+                     and (unique_impressions_from_day_pairs.by_day
+                          or first_in_range)
+               ), 0)::bigint as unique_impressions,
+               coalesce(sum(users) filter (where kind = 'impression'), 0)::bigint as unique_daily_impressions,
+               coalesce(sum(users) filter (
+                   where kind = case when channel in ('content_card', 'in_app_message') then 'impression'
+                                     else 'send' end
+               ), 0)::bigint as unique_recipients,
+               coalesce(sum(users) filter (
+                   where kind = 'click'
+                     and (unique_impressions_from_day_pairs.by_day
+                          or first_in_range)
+               ), 0)::bigint as unique_clicks,
+               coalesce(sum(users) filter (
+                   where kind = 'dismissal'
+                     and (unique_impressions_from_day_pairs.by_day
+                          or first_in_range)
+               ), 0)::bigint as unique_dismissals
+        from pairs
+        group by 1, 2, 3, 4, 5, 6, 7
+        -- A report row exists where the range has a (day, user) of some kind.
+        having sum(users) > 0
+    ),
+    -- The folded day counts summed per group (and day, by day) before they meet the groups' text columns.
+    group_totals as (
+        select c.group_id, case when unique_impressions_from_day_pairs.by_day then c.day end as day,
+               sum(c.impressions) as impressions, sum(c.clicks) as clicks, sum(c.dismissals) as dismissals
+        from cardinal.report_daily_counts as c
+        where c.group_id = any(array(select group_id from selected_groups))
+          and c.day between unique_impressions_from_day_pairs.from_date and unique_impressions_from_day_pairs.to_date
+        group by 1, 2
+    ),
+    totals as (
+        select o.app_name, o.campaign_id, o.canvas_id, o.canvas_step_id, o.variant_id, o.channel,
+               case when unique_impressions_from_day_pairs.by_day then to_char(o.day, 'YYYY-MM-DD') end as breakdown,
+               sum(o.impressions) as impressions, sum(o.clicks) as clicks, sum(o.dismissals) as dismissals
+        from (
+            select a.name as app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel,
+                   t.day, t.impressions, t.clicks, t.dismissals
+            from group_totals as t
+            join cardinal.report_groups as g on g.group_id = t.group_id
+            join cardinal.apps as a on a.app_id = g.app_id
+            union all
+            select a.name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel,
+                   c.day, c.impressions, c.clicks, c.dismissals
+            from cardinal.apps as a
+            join cardinal.report_pending_daily_counts as c on c.app_id = a.app_id
+            where (unique_impressions_from_day_pairs.app is null or a.name = unique_impressions_from_day_pairs.app)
+              and (unique_impressions_from_day_pairs.campaign is null
+                   or c.campaign_id = unique_impressions_from_day_pairs.campaign)
+              and not c.test
+              and c.day between unique_impressions_from_day_pairs.from_date
+                            and unique_impressions_from_day_pairs.to_date
+        ) as o
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+    counted as (
+        select u.app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel, u.breakdown,
+               coalesce(t.impressions, 0)::bigint as impressions, u.unique_impressions, u.unique_daily_impressions,
+               u.unique_recipients, coalesce(t.clicks, 0)::bigint as clicks, u.unique_clicks,
+               coalesce(t.dismissals, 0)::bigint as dismissals, u.unique_dismissals
+        from uniques as u
+        -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed.
+        left join totals as t
+            on t.app_name = u.app_name
+           and coalesce(t.campaign_id, '') = coalesce(u.campaign_id, '')
+           and coalesce(t.canvas_id, '') = coalesce(u.canvas_id, '')
+           and coalesce(t.canvas_step_id, '') = coalesce(u.canvas_step_id, '')
+           and coalesce(t.variant_id, '') = coalesce(u.variant_id, '')
+           and t.channel = u.channel
+           and coalesce(t.breakdown, '') = coalesce(u.breakdown, '')
+    )
+    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
+           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
+           clicks, unique_clicks, dismissals, unique_dismissals,
+           clicks::double precision / nullif(impressions, 0),
+           unique_clicks::double precision / nullif(unique_impressions, 0),
+           dismissals::double precision / nullif(impressions, 0),
+           unique_dismissals::double precision / nullif(unique_impressions, 0)
+    from counted
+    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+$function$;
+alter function cardinal.unique_impressions_from_day_pairs(text, date, date, text, boolean) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_from_day_pairs(text, date, date, text, boolean) to cardinal_reader;
+comment on function cardinal.unique_impressions_from_day_pairs(text, date, date, text, boolean) is
+    'unique_impressions without test events, with no breakdown (by_day false) or by day, from the day pairs '
+    '(report_row_day_users and the unfolded events'' change to them): sums over a few hundred rows per '
+    'report row. unique_impressions calls it when it can.';
+
+
+-- 0036_push_opens_planner_proof.sql — push_opens (0029) reads the pending session starts once, and its joins
+-- are hashed whatever the row estimates.
+--
+-- Why: 0029 inlined push_opens into unique_impressions and probed report_conversion_facts once per push send.
+-- The pending half of that view calls report_unfolded_events(), which scans every event not yet folded; the
+-- planner, estimating one send and one pending conversion, put it on the inner side of a nested loop. On a
+-- fresh database of 50,000 unfolded events (2,609 push sends) unique_impressions took 42 s, 41.6 of them in
+-- 2,609 scans of the same events. No report's cost may hinge on a row estimate (issue 8): the app opens are
+-- now a materialized CTE (read once), and the function turns nested loops off so that sends meet opens, and
+-- influenced users meet direct openers, through hash joins on (app, user), and JIT off (the disable cost the
+-- remaining lateral loops carry would pass every JIT threshold: 20 s per call on a few thousand events). The
+-- SET clauses keep the planner from inlining the function, so the settings apply to this query alone. Rows
+-- and arguments are 0029's.
+create or replace function cardinal.push_opens(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns table (
+        app_name         text,
+        campaign_id      text,
+        canvas_id        text,
+        canvas_step_id   text,
+        variant_id       text,
+        breakdown        text,
+        influenced_opens bigint
+    )
+    language sql
+    stable
+    -- The unnest of each send's and open's times stays a (lateral) nested loop: nothing else can do it.
+    set enable_nestloop = off
+    -- Those loops then carry the planner's disable cost, which would pass every JIT threshold and compile
+    -- each call's plan (seconds, on a database of a few thousand events).
+    set jit = off
+as $function$
+    with sends as materialized (
+        select a.name as app_name, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id,
+               case push_opens.by
+                   when 'day' then to_char(local.day, 'YYYY-MM-DD')
+                   when 'platform' then f.platform
+                   when 'sdk_version' then f.sdk_version
+                   when 'app_version' then f.app_version
+               end as breakdown,
+               f.user_key, sent.at,
+               cardinal.report_window_end(sent.at, coalesce(s.influenced_open_window, interval '12 hours'), coalesce(s.report_time_zone, a.report_time_zone)) as window_end
+        from cardinal.apps as a
+        join cardinal.report_push_send_facts_of(push_opens.campaign) as f on f.app_id = a.app_id
+        left join cardinal.campaign_settings as s on s.app_id = f.app_id and s.campaign_id = f.campaign_id
+        cross join lateral unnest(f.times) as sent (at)
+        cross join lateral (
+            select (sent.at at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+        ) as local
+        where cardinal.check_report_range(push_opens.from_date, push_opens.to_date)
+          and cardinal.check_report_dimension(push_opens.by)
+          and (push_opens.app is null or a.name = push_opens.app)
+          and (push_opens.campaign is null or f.campaign_id = push_opens.campaign)
+          and (push_opens.include_test or not f.test)
+          and local.day between push_opens.from_date and push_opens.to_date
+    ),
+    direct_openers as materialized (
+        select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id,
+               case push_opens.by
+                   when 'day' then to_char(d.day, 'YYYY-MM-DD')
+                   when 'platform' then u.platform
+                   when 'sdk_version' then u.sdk_version
+                   when 'app_version' then u.app_version
+               end as breakdown,
+               u.user_key
+        from cardinal.apps as a
+        join cardinal.report_user_facts_of(push_opens.campaign, null) as u on u.app_id = a.app_id
+        cross join lateral unnest(u.click_days) as d (day)
+        where u.channel = 'push'
+          and (push_opens.app is null or a.name = push_opens.app)
+          and (push_opens.campaign is null or u.campaign_id = push_opens.campaign)
+          and (push_opens.include_test or not u.test)
+          and d.day between push_opens.from_date and push_opens.to_date
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+    -- Only the users with a send in the range: the app opens of everyone else are never needed.
+    app_opens as materialized (
+        select c.app_id, c.user_key, opened.at
+        from cardinal.report_conversion_facts as c
+        cross join lateral unnest(c.times) as opened (at)
+        where c.conversion_name = cardinal.session_start_state_name()
+          and (push_opens.include_test or not c.test)
+          and (c.app_id, c.user_key) in (select s.app_id, s.user_key from sends as s)
+    ),
+    influenced as (
+        select distinct s.app_name, s.campaign_id, s.canvas_id, s.canvas_step_id, s.variant_id, s.breakdown,
+               s.user_key
+        from sends as s
+        where exists (select from app_opens as o
+                      where o.app_id = s.app_id and o.user_key = s.user_key
+                        and o.at between s.at and s.window_end)
+    )
+    select i.app_name, i.campaign_id, i.canvas_id, i.canvas_step_id, i.variant_id, i.breakdown, count(*)
+    from influenced as i
+    where not exists (
+        select from direct_openers as d
+        where d.app_name = i.app_name
+          and d.campaign_id is not distinct from i.campaign_id
+          and d.canvas_id is not distinct from i.canvas_id
+          and d.canvas_step_id is not distinct from i.canvas_step_id
+          and d.variant_id is not distinct from i.variant_id
+          and d.breakdown is not distinct from i.breakdown
+          and d.user_key = i.user_key
+    )
+    group by 1, 2, 3, 4, 5, 6;
+$function$;
+alter function cardinal.push_opens(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.push_opens(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.push_opens(text, date, date, boolean, text, text) is
+    'Influenced opens of each push row of unique_impressions (same arguments and row keys; channel is push), '
+    'from the report state: users with a push send whose report day is in the range and an app open '
+    '(session_start) within the campaign''s influenced_open_window (12 hours when not set) after it, and no '
+    'direct open (push click) in the row in the range. Rows without one are left out.';
+
+
+-- 0031's unique_impressions_by_part (as 0032 made it) with part_days read as the notes say.
+create or replace function cardinal.unique_impressions_by_part(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean,
+    campaign     text,
+    by           text,
+    from_state   boolean
+)
+    returns table (
+        app_name                 text,
+        campaign_id              text,
+        canvas_id                text,
+        canvas_step_id           text,
+        variant_id               text,
+        channel                  text,
+        breakdown                text,
+        impressions              bigint,
+        unique_impressions       bigint,
+        unique_daily_impressions bigint,
+        unique_recipients        bigint,
+        clicks                   bigint,
+        unique_clicks            bigint,
+        dismissals               bigint,
+        unique_dismissals        bigint,
+        click_rate               double precision,
+        unique_click_rate        double precision,
+        dismissal_rate           double precision,
+        unique_dismissal_rate    double precision
+    )
+    language sql
+    stable
+    -- Hash every aggregate and join whatever the estimates (0053); jit off as every report.
+    set enable_sort = off
+    set enable_nestloop = off
+    set enable_mergejoin = off
+    set jit = off
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone,
+               cardinal.report_part_channel(unique_impressions_by_part.by) as split_channel
+        from cardinal.apps as a
+        where cardinal.check_report_range(unique_impressions_by_part.from_date, unique_impressions_by_part.to_date)
+          and cardinal.report_part_channel(unique_impressions_by_part.by) is not null
+          and (unique_impressions_by_part.app is null or a.name = unique_impressions_by_part.app)
+    ),
+    -- The report groups of the one campaign asked for (none when it is not), whose folded rows are read by
+    -- report_part_state's key rather than by a scan of every part row of the app.
+    campaign_groups as materialized (
+        select array(
+                   select g.group_id
+                   from cardinal.report_groups as g
+                   join target as t on t.app_id = g.app_id and t.split_channel = g.channel
+                   where unique_impressions_by_part.campaign is not null
+                     and g.campaign_id = unique_impressions_by_part.campaign
+                     and (unique_impressions_by_part.include_test or not g.test)
+               ) as group_ids
+    ),
+    -- Events per row, part, user and day of the split channel: report_part_facts' two sides (the folded rows,
+    -- of the app or of the campaign's groups, and the pending events'), or the raw events (the reference),
+    -- read through a function that is planned only when the reference runs.
+    part_days as (
+        select t.app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, p.part,
+               p.user_key, p.day, p.impressions, p.clicks, p.dismissals, p.sends
+        from target as t
+        join cardinal.report_groups as g on g.app_id = t.app_id and g.channel = t.split_channel
+        join cardinal.report_part_state as p on p.group_id = g.group_id
+        where unique_impressions_by_part.from_state and unique_impressions_by_part.campaign is null
+          and (unique_impressions_by_part.include_test or not g.test)
+          and p.day between unique_impressions_by_part.from_date and unique_impressions_by_part.to_date
+        union all
+        select t.app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, p.part,
+               p.user_key, p.day, p.impressions, p.clicks, p.dismissals, p.sends
+        from target as t
+        join cardinal.report_groups as g on g.app_id = t.app_id and g.channel = t.split_channel
+        join cardinal.report_part_state as p on p.group_id = g.group_id
+        where unique_impressions_by_part.from_state
+          and p.group_id = any((select c.group_ids from campaign_groups as c)::bigint[])
+          and p.day between unique_impressions_by_part.from_date and unique_impressions_by_part.to_date
+        union all
+        select t.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id, f.channel, f.part,
+               f.user_key, f.day, f.impressions, f.clicks, f.dismissals, f.sends
+        from target as t
+        join cardinal.report_pending_part_facts as f on f.app_id = t.app_id and f.channel = t.split_channel
+        where unique_impressions_by_part.from_state
+          and (unique_impressions_by_part.include_test or not f.test)
+          and (unique_impressions_by_part.campaign is null or f.campaign_id = unique_impressions_by_part.campaign)
+          and f.day between unique_impressions_by_part.from_date and unique_impressions_by_part.to_date
+        union all
+        select r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel, r.part,
+               r.user_key, r.day, r.impressions, r.clicks, r.dismissals, r.sends
+        from target as t
+        cross join lateral cardinal.unique_impressions_reference_part_days(
+            t.app_id, t.app_name, t.report_time_zone, t.split_channel, unique_impressions_by_part.from_date,
+            unique_impressions_by_part.to_date, unique_impressions_by_part.include_test,
+            unique_impressions_by_part.campaign
+        ) as r
+        where not unique_impressions_by_part.from_state
+    ),
+    -- The same user and day can come from several groups (platforms, test or not) and from both the folded
+    -- and the unfolded side: one (user, day) per part first.
+    user_days as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, part, user_key, day,
+               sum(impressions) as impressions, sum(clicks) as clicks, sum(dismissals) as dismissals,
+               sum(sends) as sends
+        from part_days
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9
+    ),
+    -- Then per user and part, so that the part's distinct users are rows to count and every aggregate hashes
+    -- (a distinct aggregate sorts its input).
+    part_users as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, nullif(part, '') as breakdown,
+               user_key,
+               sum(impressions) as impressions,
+               count(*) filter (where impressions > 0) as impression_days,
+               count(*) filter (
+                   where case when channel in ('content_card', 'in_app_message') then impressions > 0
+                              else sends > 0 end
+               ) as recipient_days,
+               sum(clicks) as clicks,
+               sum(dismissals) as dismissals
+        from user_days
+        group by 1, 2, 3, 4, 5, 6, 7, 8
+    ),
+    parts as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
+               sum(impressions)::bigint as impressions,
+               count(*) filter (where impression_days > 0) as unique_impressions,
+               sum(impression_days)::bigint as unique_daily_impressions,
+               sum(recipient_days)::bigint as unique_recipients,
+               sum(clicks)::bigint as clicks,
+               count(*) filter (where clicks > 0) as unique_clicks,
+               sum(dismissals)::bigint as dismissals,
+               count(*) filter (where dismissals > 0) as unique_dismissals
+        from part_users
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+    -- The whole rows: the report without a breakdown, from the same side (its first 19 columns).
+    totals as (
+        select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
+               w.impressions, w.unique_impressions, w.unique_daily_impressions, w.unique_recipients, w.clicks,
+               w.unique_clicks, w.dismissals, w.unique_dismissals
+        from cardinal.unique_impressions_of_0025(unique_impressions_by_part.app, unique_impressions_by_part.from_date,
+                                                 unique_impressions_by_part.to_date,
+                                                 unique_impressions_by_part.include_test,
+                                                 unique_impressions_by_part.campaign) as w
+        where unique_impressions_by_part.from_state
+        union all
+        select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
+               w.impressions, w.unique_impressions, w.unique_daily_impressions, w.unique_recipients, w.clicks,
+               w.unique_clicks, w.dismissals, w.unique_dismissals
+        from cardinal.unique_impressions_reference_of_0029(
+                 unique_impressions_by_part.app, unique_impressions_by_part.from_date,
+                 unique_impressions_by_part.to_date, unique_impressions_by_part.include_test,
+                 unique_impressions_by_part.campaign) as w
+        where not unique_impressions_by_part.from_state
+    ),
+    counted as (
+        -- Channels the breakdown does not split, whole.
+        select t.app_name, t.campaign_id, t.canvas_id, t.canvas_step_id, t.variant_id, t.channel, t.breakdown,
+               t.impressions, t.unique_impressions, t.unique_daily_impressions, t.unique_recipients,
+               t.clicks, t.unique_clicks, t.dismissals, t.unique_dismissals
+        from totals as t
+        where t.channel <> cardinal.report_part_channel(unique_impressions_by_part.by)
+        union all
+        -- Cards and placements, every column per part.
+        select p.app_name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.breakdown,
+               p.impressions, p.unique_impressions, p.unique_daily_impressions, p.unique_recipients,
+               p.clicks, p.unique_clicks, p.dismissals, p.unique_dismissals
+        from parts as p
+        where p.channel <> 'in_app_message'
+        union all
+        -- In-app messages: the message's figures, its clicks per button (a row with none when none).
+        select t.app_name, t.campaign_id, t.canvas_id, t.canvas_step_id, t.variant_id, t.channel,
+               b.breakdown, t.impressions, t.unique_impressions, t.unique_daily_impressions, t.unique_recipients,
+               coalesce(b.clicks, 0), coalesce(b.unique_clicks, 0), t.dismissals, t.unique_dismissals
+        from totals as t
+        left join parts as b
+            on b.app_name = t.app_name
+           and coalesce(b.campaign_id, '') = coalesce(t.campaign_id, '')
+           and coalesce(b.canvas_id, '') = coalesce(t.canvas_id, '')
+           and coalesce(b.canvas_step_id, '') = coalesce(t.canvas_step_id, '')
+           and coalesce(b.variant_id, '') = coalesce(t.variant_id, '')
+           and b.channel = t.channel
+        where t.channel = 'in_app_message' and unique_impressions_by_part.by = 'button_id'
+    )
+    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
+           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
+           clicks, unique_clicks, dismissals, unique_dismissals,
+           clicks::double precision / nullif(impressions, 0),
+           unique_clicks::double precision / nullif(unique_impressions, 0),
+           dismissals::double precision / nullif(impressions, 0),
+           unique_dismissals::double precision / nullif(unique_impressions, 0)
+    from counted
+    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+$function$;
+alter function cardinal.unique_impressions_by_part(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_by_part(text, date, date, boolean, text, text, boolean) to cardinal_reader;
+comment on function cardinal.unique_impressions_by_part(text, date, date, boolean, text, text, boolean) is
+    'unique_impressions by button_id, placement_id or message_id (0031), from the report state (from_state, '
+    'report_part_facts: one campaign''s folded rows by its report groups, 0076) or from the raw events (not '
+    'from_state, for unique_impressions_reference, through unique_impressions_reference_part_days): the '
+    'channel the breakdown splits gets a row per part (in-app messages: per button clicked, each repeating '
+    'the message''s impressions and dismissals), the other channels one row with breakdown NULL.';
+
+
+-- 0025's unique_impressions (0029 named it unique_impressions_of_0025 and adds the push columns to what it
+-- returns), which now also sends the part breakdowns to unique_impressions_by_part.
+create or replace function cardinal.unique_impressions_of_0025(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns table (
+        app_name                 text,
+        campaign_id              text,
+        canvas_id                text,
+        canvas_step_id           text,
+        variant_id               text,
+        channel                  text,
+        breakdown                text,
+        impressions              bigint,
+        unique_impressions       bigint,
+        unique_daily_impressions bigint,
+        unique_recipients        bigint,
+        clicks                   bigint,
+        unique_clicks            bigint,
+        dismissals               bigint,
+        unique_dismissals        bigint,
+        click_rate               double precision,
+        unique_click_rate        double precision,
+        dismissal_rate           double precision,
+        unique_dismissal_rate    double precision
+    )
+    language plpgsql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    perform cardinal.check_report_range(from_date, to_date), cardinal.check_report_dimension(by);
+    if cardinal.report_part_channel(by) is not null then
+        return query select * from cardinal.unique_impressions_by_part(app, from_date, to_date,
+                                                                     coalesce(include_test, false), campaign, by,
+                                                                     true);
+    elsif not coalesce(include_test, false) and (by is null or by = 'day') then
+        return query select * from cardinal.unique_impressions_from_day_pairs(app, from_date, to_date, campaign,
+                                                                            by is not null);
+    else
+        return query select * from cardinal.unique_impressions_from_user_state(app, from_date, to_date,
+                                                                             include_test, campaign, by);
+    end if;
+end
+$function$;
+alter function cardinal.unique_impressions_of_0025(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_of_0025(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.unique_impressions_of_0025(text, date, date, boolean, text, text) is
+    'The 19 columns of unique_impressions before the push columns (0025); unique_impressions (0029) adds '
+    'them. It picks the state that answers fastest: the day pairs without test events and with no breakdown '
+    'or by day, report_part_facts (unique_impressions_by_part) by button_id, placement_id or message_id '
+    '(0031), else the per-user state.';
+
+
+-- The rows of report_push_send_facts of one campaign (every row when campaign is NULL).
+create or replace function cardinal.report_push_send_facts_of(campaign text)
+    returns setof cardinal.report_push_send_facts
+    language sql
+    stable
+as $function$
+    select f.*
+    from cardinal.report_push_send_facts as f
+    where report_push_send_facts_of.campaign is null
+    union all
+    -- The campaign's groups, then their rows by the primary key's first column.
+    select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
+           g.sdk_version, g.app_version, g.test, p.user_key, p.times
+    from cardinal.report_push_send_state as p
+    join cardinal.report_groups as g on g.group_id = p.group_id
+    where report_push_send_facts_of.campaign is not null
+      and p.group_id = any(array(
+              select s.group_id
+              from cardinal.report_groups as s
+              where s.campaign_id = report_push_send_facts_of.campaign
+          ))
+    union all
+    select p.*
+    from cardinal.report_pending_push_send_facts as p
+    where report_push_send_facts_of.campaign is not null
+      and p.campaign_id = report_push_send_facts_of.campaign;
+$function$;
+alter function cardinal.report_push_send_facts_of(text) owner to cardinal_owner;
+grant execute on function cardinal.report_push_send_facts_of(text) to cardinal_reader;
+comment on function cardinal.report_push_send_facts_of(text) is
+    'The rows of report_push_send_facts of one campaign (campaign_id = campaign), every row when it is NULL. '
+    'The folded rows are found by the campaign''s groups (an index condition), so one campaign costs what its '
+    'sends hold, whatever the planner estimates (0052).';

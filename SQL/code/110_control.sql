@@ -1,0 +1,1005 @@
+-- The control report: arms, exposures, conversions, the split learned from sends.
+--
+-- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
+-- whenever one of them changed (SQL/README.md).
+
+
+
+-- The report keeps its name, arguments and rows; it picks the state that answers the question.
+create or replace function cardinal.control_arms(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz default now(),
+    conversion        text        default null,
+    conversion_window interval    default null,
+    include_test      boolean     default false,
+    canvas            text        default null
+)
+    returns table (
+        app_name              text,
+        campaign_id           text,
+        conversion_event      text,
+        window_length         interval,
+        variant_id            text,
+        control               boolean,
+        users                 bigint,
+        converters            bigint,
+        exposed_users         bigint,
+        users_in_several_arms bigint,
+        canvas_id             text
+    )
+    language plpgsql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    perform cardinal.check_report_range(from_date, to_date), cardinal.check_control_source(campaign, canvas);
+    -- A conversion event given is the one the rows keep when it is every reported campaign's own.
+    if canvas is null and not coalesce(include_test, false)
+       and (conversion is null
+            or (campaign is not null
+                and not exists (
+                    select
+                    from cardinal.apps as a
+                    left join cardinal.campaign_settings as s
+                        on s.app_id = a.app_id and s.campaign_id = control_arms.campaign
+                    where (control_arms.app is null or a.name = control_arms.app)
+                      and s.conversion_event is distinct from control_arms.conversion
+                ))) then
+        return query select * from cardinal.control_arms_from_exposures(app, campaign, from_date, to_date, as_of,
+                                                                        conversion_window);
+    else
+        return query select * from cardinal.control_arms_from_user_state(app, campaign, from_date, to_date, as_of,
+                                                                         conversion, conversion_window,
+                                                                         include_test, canvas);
+    end if;
+end
+$function$;
+alter function cardinal.control_arms(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_arms(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
+comment on function cardinal.control_arms(text, text, date, date, timestamptz, text, interval, boolean, text) is
+    'Counts of the control-group report, read from the report state: per app × campaign × arm '
+    '(control, or variant_id), the users first exposed in the report days from_date..to_date (first '
+    'impression; first control impression for the control arm; the send for push) whose window had elapsed '
+    'by as_of (users), those of them who converted within the window (converters; NULL without a '
+    'conversion event), every exposed user (exposed_users) and, per campaign, the users excluded for being '
+    'in several arms. conversion and conversion_window override campaign_settings. app and campaign NULL = '
+    'all. canvas (0034) reports that canvas instead of campaigns: exposures over all its steps, settings '
+    'from the campaign_settings row keyed by the canvas id, report days in the app''s zone, campaign_id NULL '
+    'and canvas_id set. Definitions in SQL/migrations/0012_control_arms.sql and 0034; '
+    'control_arms_reference computes the same from raw events. Campaigns without test events and with their '
+    'own conversion events are read from report_control_exposures (0040), the rest from the per-user state.';
+
+
+-- send_arms: the folded day pairs plus the pending users that add to an arm; with test events, 0053's body.
+create or replace function cardinal.send_arms(
+    app          text,
+    campaign     text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false
+)
+    returns table (
+        app_name    text,
+        campaign_id text,
+        variant_id  text,
+        control     boolean,
+        users       bigint
+    )
+    language plpgsql
+    stable
+    set enable_nestloop = off
+    set jit = off
+as $function$
+#variable_conflict use_column
+begin
+    if send_arms.include_test then
+        return query
+        select *
+        from cardinal.send_arms_from_user_state(send_arms.app, send_arms.campaign, send_arms.from_date,
+                                                send_arms.to_date, true);
+        return;
+    end if;
+    return query
+    with target as materialized (
+        select a.app_id, a.name as app_name
+        from cardinal.apps as a
+        where cardinal.check_report_range(send_arms.from_date, send_arms.to_date)
+          and (send_arms.app is null or a.name = send_arms.app)
+    ),
+    -- A user's first send day of the arm in the range is the one whose previous day is before it (0025).
+    folded as (
+        select c.app_id, c.campaign_id, c.control, c.variant_key, sum(c.users) as users
+        from cardinal.report_arm_day_users as c
+        where c.app_id = any(array(select t.app_id from target as t))
+          and (send_arms.campaign is null or c.campaign_id = send_arms.campaign)
+          and c.day between send_arms.from_date and send_arms.to_date
+          and c.previous_day < send_arms.from_date
+        group by 1, 2, 3, 4
+    ),
+    -- The unfolded events' users of each arm with a send day in the range.
+    pending as materialized (
+        select distinct p.app_id, p.campaign_id, arm.control, arm.variant_key, p.user_key
+        from cardinal.report_pending_user_facts as p
+        cross join lateral (
+            values (false, coalesce(p.variant_id, ''), p.send_days), (true, '', p.control_send_days)
+        ) as arm (control, variant_key, days)
+        where p.campaign_id is not null
+          and not p.test
+          and p.app_id = any(array(select t.app_id from target as t))
+          and (send_arms.campaign is null or p.campaign_id = send_arms.campaign)
+          and daterange(send_arms.from_date, send_arms.to_date, '[]') @> any(arm.days)
+    ),
+    -- Their folded arms in the range, found by user key.
+    counted as materialized (
+        select distinct k.app_id, k.campaign_id, k.control, k.variant_key, k.user_key
+        from cardinal.report_arm_user_days as k
+        where k.user_key = any(array(select distinct p.user_key from pending as p))
+          and k.day between send_arms.from_date and send_arms.to_date
+    ),
+    -- Pending events only add days: a pending user adds to an arm the pairs do not count it in.
+    added as (
+        select p.app_id, p.campaign_id, p.control, p.variant_key, count(*) as users
+        from pending as p
+        left join counted as k using (app_id, campaign_id, control, variant_key, user_key)
+        where k.user_key is null
+        group by 1, 2, 3, 4
+    ),
+    arms as (
+        select r.app_id, r.campaign_id, r.control, r.variant_key, sum(r.users)::bigint as users
+        from (
+            select * from folded
+            union all
+            select * from added
+        ) as r
+        group by 1, 2, 3, 4
+    )
+    select t.app_name, r.campaign_id, nullif(r.variant_key, ''), r.control, r.users
+    from arms as r
+    join target as t on t.app_id = r.app_id
+    order by t.app_name, r.campaign_id, r.control desc, nullif(r.variant_key, '') nulls first;
+end
+$function$;
+alter function cardinal.send_arms(text, text, date, date, boolean) owner to cardinal_owner;
+grant execute on function cardinal.send_arms(text, text, date, date, boolean) to cardinal_reader;
+comment on function cardinal.send_arms(text, text, date, date, boolean) is
+    'Assignment data of the sample ratio check, read from the report state (0015): per app × campaign × '
+    'arm (control for control sends, else the send''s variant_id), the users with a send on a report day '
+    'of from_date..to_date (each campaign''s report time zone). app and campaign NULL = all; test events '
+    'only with include_test. A user sent to two arms counts in both. Without test events the sum of the day '
+    'pairs of report_arm_day_users and the pending users they lack (0055); with them the per-user state '
+    '(send_arms_from_user_state).';
+
+
+-- 0049's control_arm_conversions with first_ordinal passed to both branches.
+create or replace function cardinal.control_arm_conversions(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz default now(),
+    include_test      boolean     default false,
+    reference         boolean     default false,
+    conversion_window interval    default null,
+    canvas            text        default null,
+    first_ordinal     integer     default 1
+)
+    returns table (
+        app_name         text,
+        campaign_id      text,
+        ordinal          smallint,
+        conversion_event text,
+        window_length    interval,
+        variant_id       text,
+        control          boolean,
+        users            bigint,
+        converters       bigint,
+        canvas_id        text
+    )
+    language sql
+    stable
+as $function$
+    select arm.*
+    from cardinal.control_arm_conversions_from_exposures(control_arm_conversions.app,
+                                                         control_arm_conversions.campaign,
+                                                         control_arm_conversions.from_date,
+                                                         control_arm_conversions.to_date,
+                                                         control_arm_conversions.as_of,
+                                                         control_arm_conversions.conversion_window,
+                                                         control_arm_conversions.first_ordinal) as arm
+    where cardinal.check_report_range(control_arm_conversions.from_date, control_arm_conversions.to_date)
+      and not control_arm_conversions.reference
+      and control_arm_conversions.canvas is null
+      and not control_arm_conversions.include_test
+    union all
+    (
+        select arm.app_name, arm.campaign_id, g.ordinal, arm.conversion_event, arm.window_length, arm.variant_id,
+               arm.control, arm.users, arm.converters, arm.canvas_id
+        from cardinal.apps as a
+        join cardinal.campaign_conversion_goals as g on g.app_id = a.app_id
+        -- In canvas mode the goal's campaign_id is the canvas id: it goes to control_arms as the canvas.
+        cross join lateral (
+            select case when control_arm_conversions.canvas is null then g.campaign_id end as campaign,
+                   coalesce(control_arm_conversions.conversion_window, g.conversion_window) as length
+        ) as goal
+        cross join lateral (
+            select * from cardinal.control_arms(a.name, goal.campaign, control_arm_conversions.from_date,
+                                                control_arm_conversions.to_date, control_arm_conversions.as_of,
+                                                g.conversion_event, goal.length, control_arm_conversions.include_test,
+                                                control_arm_conversions.canvas)
+            where not control_arm_conversions.reference
+            union all
+            select * from cardinal.control_arms_reference(a.name, goal.campaign, control_arm_conversions.from_date,
+                                                          control_arm_conversions.to_date,
+                                                          control_arm_conversions.as_of, g.conversion_event,
+                                                          goal.length, control_arm_conversions.include_test,
+                                                          control_arm_conversions.canvas)
+            where control_arm_conversions.reference
+        ) as arm
+        where (control_arm_conversions.reference
+               or control_arm_conversions.canvas is not null
+               or control_arm_conversions.include_test)
+          and cardinal.check_report_range(control_arm_conversions.from_date, control_arm_conversions.to_date)
+          and cardinal.check_control_source(control_arm_conversions.campaign, control_arm_conversions.canvas)
+          and (control_arm_conversions.app is null or a.name = control_arm_conversions.app)
+          and (control_arm_conversions.campaign is null or g.campaign_id = control_arm_conversions.campaign)
+          and (control_arm_conversions.canvas is null or g.campaign_id = control_arm_conversions.canvas)
+          and g.ordinal >= control_arm_conversions.first_ordinal
+        order by arm.app_name, coalesce(arm.campaign_id, arm.canvas_id), g.ordinal, arm.control desc,
+                 arm.variant_id nulls first
+    );
+$function$;
+alter function cardinal.control_arm_conversions(text, text, date, date, timestamp with time zone, boolean, boolean, interval, text, integer) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_conversions(text, text, date, date, timestamp with time zone, boolean, boolean, interval, text, integer) to cardinal_reader;
+comment on function cardinal.control_arm_conversions(text, text, date, date, timestamptz, boolean, boolean, interval, text, integer) is
+    'The control report per conversion event: for each conversion event of each campaign (ordinal 1 = '
+    'primary, campaign_conversion_goals), control_arms with that event and the campaign''s window (or '
+    'conversion_window, 0034): per arm the matured users and the converters. reference = true computes it '
+    'with control_arms_reference over the raw events instead of the report state (for tests). app and '
+    'campaign NULL = all; canvas (0034) reports that canvas, with the conversion events of its settings row '
+    '(campaign_settings keyed by the canvas id). Campaigns without test events read the control counts and '
+    'rows of every goal in one pass (control_arm_conversions_from_exposures, 0049); canvases and include_test '
+    'run control_arms per goal. first_ordinal (0054): only the goals from that ordinal on (2 = the further '
+    'goals, which the CLI asks for beside control_arms'' primary goal).';
+
+
+-- 0046's body with the unmatured days read from the counts: the control report of campaigns from the counts
+-- and, for the days the as-of time cuts, the rows.
+create or replace function cardinal.control_arms_from_exposures(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz,
+    conversion_window interval
+)
+    returns table (
+        app_name              text,
+        campaign_id           text,
+        conversion_event      text,
+        window_length         interval,
+        variant_id            text,
+        control               boolean,
+        users                 bigint,
+        converters            bigint,
+        exposed_users         bigint,
+        users_in_several_arms bigint,
+        canvas_id             text
+    )
+    language sql
+    stable
+    -- Hash joins and aggregates whatever the row estimates (0040); jit off with them.
+    set enable_nestloop = off
+    set jit = off
+    set enable_sort = off
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone
+        from cardinal.apps as a
+        where control_arms_from_exposures.app is null or a.name = control_arms_from_exposures.app
+    ),
+    -- The rows the pending events make, in place of the folded rows of the users they touch.
+    pending as materialized (
+        select p.*
+        from cardinal.report_pending_control_exposures as p
+        where p.app_id in (select t.app_id from target as t)
+          and (control_arms_from_exposures.campaign is null or p.campaign_id = control_arms_from_exposures.campaign)
+    ),
+    -- The campaigns reported (0040), with their settings, the range's bounds in their zone, the first day of
+    -- the range that the counts do not answer (0046's notes: the range's end + 1 when they answer all) and the
+    -- first from which they answer again (none of its exposures has matured).
+    sources as materialized (
+        select t.app_id, t.app_name, c.campaign_id, s.conversion_event, clock.window_length, zone.name as time_zone,
+               control_arms_from_exposures.from_date::timestamp at time zone zone.name as lower_time,
+               (control_arms_from_exposures.to_date + 1)::timestamp at time zone zone.name as upper_time,
+               split.day as split_day,
+               split.day::timestamp at time zone zone.name as split_time,
+               unmatured.day as unmatured_day,
+               unmatured.day::timestamp at time zone zone.name as unmatured_time
+        from target as t
+        join (
+            select g.app_id, g.campaign_id
+            from cardinal.report_groups as g
+            where g.campaign_id is not null
+              and (control_arms_from_exposures.campaign is null
+                   or g.campaign_id = control_arms_from_exposures.campaign)
+            union
+            select p.app_id, p.campaign_id from pending as p
+        ) as c on c.app_id = t.app_id
+        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
+        cross join lateral (select coalesce(s.report_time_zone, t.report_time_zone) as name) as zone
+        cross join lateral (
+            select coalesce(s.conversion_window, interval '3 days') as configured,
+                   coalesce(control_arms_from_exposures.conversion_window, s.conversion_window, interval '3 days')
+                       as window_length
+        ) as clock
+        cross join lateral (
+            select coalesce(min(d.day)::date, control_arms_from_exposures.to_date + 1) as day
+            from generate_series(control_arms_from_exposures.from_date::timestamp,
+                                 control_arms_from_exposures.to_date::timestamp, interval '1 day') as d (day)
+            cross join lateral (select d.day + date_trunc('day', clock.window_length) as local_start) as image
+            cross join lateral (
+                select (image.local_start + interval '1 day') at time zone zone.name as utc_end,
+                       image.local_start at time zone zone.name as utc_start
+            ) as utc
+            where clock.window_length::text <> clock.configured::text
+               or utc.utc_end + (clock.window_length - date_trunc('day', clock.window_length))
+                  + greatest(interval '0', interval '1 day' - (utc.utc_end - utc.utc_start))
+                  > control_arms_from_exposures.as_of
+        ) as split
+        -- The first day of the range none of whose exposures has matured at as_of (see the notes): the
+        -- window end of the day's first local instant, the earliest of the day's, is after as_of.
+        cross join lateral (
+            select coalesce(min(d.day)::date, control_arms_from_exposures.to_date + 1) as day
+            from generate_series(split.day::timestamp, control_arms_from_exposures.to_date::timestamp,
+                                 interval '1 day') as d (day)
+            where (d.day + date_trunc('day', clock.window_length)) at time zone zone.name
+                  + (clock.window_length - date_trunc('day', clock.window_length))
+                  > control_arms_from_exposures.as_of
+        ) as unmatured
+    ),
+    -- The counts of the count days: all their users matured before the split, none from the unmatured day on.
+    counted as (
+        select s.app_name, s.campaign_id, s.conversion_event, s.window_length,
+               several.arms as several_arms,
+               case when not several.arms then nullif(d.variant_key, '') end as variant_id,
+               case when not several.arms then d.control end as control,
+               d.users as exposed,
+               case when d.exposed_day < s.split_day then d.users else 0 end as users,
+               case when d.exposed_day < s.split_day then d.converters else 0 end as converters
+        from cardinal.report_control_exposure_days as d
+        join sources as s on s.app_id = d.app_id and s.campaign_id = d.campaign_id
+        cross join lateral (select d.second_arm_day <= control_arms_from_exposures.to_date as arms) as several
+        where d.app_id = any(array(select t.app_id from target as t))
+          and d.campaign_id = any(array(select s.campaign_id from sources as s))
+          and d.exposed_day >= control_arms_from_exposures.from_date
+          and d.exposed_day <= control_arms_from_exposures.to_date
+          and (d.exposed_day < s.split_day or d.exposed_day >= s.unmatured_day)
+    ),
+    -- The folded rows of the days between: an index range per campaign, each its own days, in a loop over the
+    -- campaigns (a lateral subquery that `offset 0` keeps from being flattened into a hash join, which read the
+    -- whole table).
+    folded as (
+        select r.app_id, r.campaign_id, r.user_key, r.exposed_at, r.control, r.variant_id, r.second_arm_at,
+               r.converted_at
+        from sources as s
+        cross join lateral (
+            select *
+            from cardinal.report_control_exposures as r
+            where r.app_id = s.app_id
+              and r.campaign_id = s.campaign_id
+              and r.exposed_at >= s.split_time
+              and r.exposed_at < s.unmatured_time
+            offset 0
+        ) as r
+    ),
+    -- The folded rows that the pending rows replace, by primary key.
+    replaced as (
+        select r.app_id, r.campaign_id, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at
+        from cardinal.report_control_exposures as r
+        join pending as p on p.app_id = r.app_id and p.campaign_id = r.campaign_id and p.user_key = r.user_key
+        where r.app_id = any(array(select distinct p.app_id from pending as p))
+          and r.user_key = any(array(select distinct p.user_key from pending as p))
+    ),
+    -- One by one: the folded rows of the row days but the replaced ones, every pending row, and the replaced
+    -- rows of the count days taken out of the counts.
+    items as (
+        select f.app_id, f.campaign_id, f.exposed_at, f.control, f.variant_id, f.second_arm_at, f.converted_at,
+               1 as sign, true as in_row_days
+        from folded as f
+        where not exists (
+            select from pending as p
+            where p.app_id = f.app_id and p.campaign_id = f.campaign_id and p.user_key = f.user_key
+        )
+        union all
+        select p.app_id, p.campaign_id, p.exposed_at, p.control, p.variant_id, p.second_arm_at, p.converted_at,
+               1, null
+        from pending as p
+        union all
+        select r.app_id, r.campaign_id, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at,
+               -1, false
+        from replaced as r
+    ),
+    -- A user counts in the range when the first exposure is in it, in several arms when the second arm's
+    -- first exposure is before the range's end, and as a converter when the first conversion after the
+    -- exposure is within the window, which ends on the campaign's clock (0040, 0044).
+    cohort as (
+        select s.app_name, s.campaign_id, s.conversion_event, s.window_length, several.arms as several_arms,
+               case when not several.arms then x.variant_id end as variant_id,
+               case when not several.arms then x.control end as control,
+               x.sign as exposed,
+               case when window_end.time <= control_arms_from_exposures.as_of then x.sign else 0 end as users,
+               case when window_end.time <= control_arms_from_exposures.as_of
+                         and x.converted_at <= window_end.time then x.sign else 0 end as converters
+        from items as x
+        join sources as s on s.app_id = x.app_id and s.campaign_id = x.campaign_id
+        cross join lateral (select coalesce(x.second_arm_at < s.upper_time, false) as arms) as several
+        cross join lateral (
+            select cardinal.report_window_end(x.exposed_at, s.window_length, s.time_zone) as time
+        ) as window_end
+        where x.exposed_at >= s.lower_time and x.exposed_at < s.upper_time
+          and (x.in_row_days is null
+               or x.in_row_days = (x.exposed_at >= s.split_time and x.exposed_at < s.unmatured_time))
+    ),
+    arm_groups as (
+        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
+               sum(users)::bigint as users,
+               case when conversion_event is not null then sum(converters)::bigint end as converters,
+               sum(exposed)::bigint as exposed_users
+        from (
+            select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
+                   exposed, users, converters
+            from counted
+            union all
+            select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
+                   exposed, users, converters
+            from cohort
+        ) as parts
+        group by app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms
+        -- An arm whose only users the pending events moved elsewhere.
+        having sum(exposed) <> 0
+    ),
+    arms as (
+        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
+               users, converters, exposed_users,
+               coalesce(sum(exposed_users) filter (where several_arms)
+                            over (partition by app_name, campaign_id), 0)::bigint as users_in_several_arms
+        from arm_groups
+    )
+    select app_name, campaign_id, conversion_event, window_length, variant_id, control,
+           users, converters, exposed_users, users_in_several_arms, null::text
+    from arms
+    where not several_arms
+    order by app_name, campaign_id, control desc, variant_id nulls first;
+$function$;
+alter function cardinal.control_arms_from_exposures(text, text, date, date, timestamp with time zone, interval) owner to cardinal_owner;
+grant execute on function cardinal.control_arms_from_exposures(text, text, date, date, timestamp with time zone, interval) to cardinal_reader;
+comment on function cardinal.control_arms_from_exposures(text, text, date, date, timestamptz, interval) is
+    'control_arms of campaigns (not a canvas), without test events, for each campaign''s conversion event and '
+    'the given window (else the campaign''s): from report_control_exposure_days for the days wholly matured at '
+    'as_of with the configured window (0046) and the days none of whose exposures has (0058), else from '
+    'report_control_exposures, with the pending events'' '
+    'change (report_pending_control_exposures); the window ends on the campaign''s clock (0044). control_arms '
+    'calls it when it can.';
+
+
+-- The per-user state's control report (0039's body, 0040's name, 0042's report_user_facts_of) with the window
+-- on the campaign's clock (the canvas's: the app's zone, its report days' zone).
+create or replace function cardinal.control_arms_from_user_state(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz default now(),
+    conversion        text        default null,
+    conversion_window interval    default null,
+    include_test      boolean     default false,
+    canvas            text        default null
+)
+    returns table (
+        app_name              text,
+        campaign_id           text,
+        conversion_event      text,
+        window_length         interval,
+        variant_id            text,
+        control               boolean,
+        users                 bigint,
+        converters            bigint,
+        exposed_users         bigint,
+        users_in_several_arms bigint,
+        canvas_id             text
+    )
+    language sql
+    stable
+    -- Hash joins whatever the row estimates; the per-row unnest and VALUES stay (lateral) nested loops.
+    set enable_nestloop = off
+    -- Those loops then carry the planner's disable cost, which would pass every JIT threshold.
+    set jit = off
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone
+        from cardinal.apps as a
+        where cardinal.check_report_range(control_arms_from_user_state.from_date, control_arms_from_user_state.to_date)
+          and cardinal.check_control_source(control_arms_from_user_state.campaign, control_arms_from_user_state.canvas)
+          and (control_arms_from_user_state.app is null or a.name = control_arms_from_user_state.app)
+    ),
+    -- Each user's first exposure per arm and report group, before the end of the range: the first
+    -- impression (the first send too for push) in the variant arm, the first control impression (control
+    -- send for push) in the control arm. The source's settings ride along, so that no later step joins the
+    -- users back to their campaign (a join of per-user sets is what a wrong row estimate turns quadratic;
+    -- see 0014). A canvas event has no campaign_id, so coalesce(campaign_id, canvas_id) is the source of
+    -- either mode.
+    group_exposures as (
+        select t.app_id, t.app_name, coalesce(u.campaign_id, u.canvas_id) as source_id, u.user_key, x.control,
+               x.variant_id, x.first_time, source.conversion_event, source.window_length, day.zone as time_zone,
+               source.lower_time
+        from target as t
+        join cardinal.report_user_facts_of(control_arms_from_user_state.campaign,
+                                           control_arms_from_user_state.canvas) as u
+            on u.app_id = t.app_id
+        left join cardinal.campaign_settings as s
+            on s.app_id = u.app_id and s.campaign_id = coalesce(u.campaign_id, u.canvas_id)
+        cross join lateral (
+            select coalesce(case when control_arms_from_user_state.canvas is null then s.report_time_zone end,
+                            t.report_time_zone) as zone
+        ) as day
+        cross join lateral (
+            select coalesce(control_arms_from_user_state.conversion, s.conversion_event) as conversion_event,
+                   coalesce(control_arms_from_user_state.conversion_window, s.conversion_window, interval '3 days')
+                       as window_length,
+                   control_arms_from_user_state.from_date::timestamp at time zone day.zone as lower_time,
+                   (control_arms_from_user_state.to_date + 1)::timestamp at time zone day.zone as upper_time
+        ) as source
+        cross join lateral (
+            values (false, u.variant_id,
+                    least(u.first_impression_at, case when u.channel = 'push' then u.first_send_at end)),
+                   (true, null::text,
+                    least(u.first_control_impression_at,
+                          case when u.channel = 'push' then u.first_control_send_at end))
+        ) as x (control, variant_id, first_time)
+        where case when control_arms_from_user_state.canvas is null
+                   then u.campaign_id is not null
+                        and (control_arms_from_user_state.campaign is null
+                             or u.campaign_id = control_arms_from_user_state.campaign)
+                   else u.canvas_id = control_arms_from_user_state.canvas end
+          and (control_arms_from_user_state.include_test or not u.test)
+          and x.first_time < source.upper_time
+    ),
+    arm_exposures as (
+        select app_id, app_name, source_id, user_key, control, variant_id, conversion_event, window_length,
+               time_zone, lower_time, min(first_time) as first_time
+        from group_exposures
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+    ),
+    exposed as materialized (
+        select app_id, app_name, source_id, user_key, conversion_event, window_length, time_zone,
+               count(*) as arms,
+               min(first_time) as exposed_at,
+               bool_and(control) as control,
+               min(variant_id) as variant_id
+        from arm_exposures
+        group by app_id, app_name, source_id, user_key, conversion_event, window_length, time_zone, lower_time
+        having min(first_time) >= lower_time
+    ),
+    -- Whether a user converted: the user's exposures and conversions in one stream, sorted by time within
+    -- each user and conversion name, newest first; the smallest conversion time from the top down to an
+    -- exposure is the first conversion at or after it (a conversion at the very same instant sorts first).
+    timeline as (
+        select x.app_id, x.user_key, x.conversion_event as name, x.exposed_at as time, false as is_conversion,
+               x.app_name, x.source_id, x.conversion_event, x.window_length, x.variant_id, x.control, x.arms,
+               x.exposed_at, cardinal.report_window_end(x.exposed_at, x.window_length, x.time_zone) as window_end
+        from exposed as x
+        where x.conversion_event is not null
+        union all
+        select v.app_id, v.user_key, v.conversion_name, conversion.time, true,
+               null, null, null, null, null, null, null, null, null
+        from cardinal.report_conversion_facts as v
+        cross join lateral unnest(v.times) as conversion (time)
+        where v.app_id in (select app_id from target)
+          and (control_arms_from_user_state.include_test or not v.test)
+          -- Only a conversion that can decide whether an exposed user converted: the user's, of the event
+          -- their campaign counts. Without this, a report of one campaign sorted every conversion of the app.
+          and (v.app_id, v.user_key, v.conversion_name) in (
+              select x.app_id, x.user_key, x.conversion_event from exposed as x
+          )
+    ),
+    cohort as (
+        select app_name, source_id, conversion_event, window_length, variant_id, control,
+               arms > 1 as several_arms,
+               window_end <= control_arms_from_user_state.as_of as matured,
+               arms = 1
+                   and window_end <= control_arms_from_user_state.as_of
+                   and coalesce(next_conversion <= window_end, false) as converted
+        from (
+            select *,
+                   min(time) filter (where is_conversion) over (
+                       partition by app_id, user_key, name
+                       order by time desc, is_conversion desc
+                       rows between unbounded preceding and current row
+                   ) as next_conversion
+            from timeline
+        ) as ordered
+        where not is_conversion
+        union all
+        select app_name, source_id, conversion_event, window_length, variant_id, control, arms > 1,
+               cardinal.report_window_end(exposed_at, window_length, time_zone) <= control_arms_from_user_state.as_of,
+               false
+        from exposed
+        where conversion_event is null
+    ),
+    -- One row per arm, and one per source and arm of the users in several arms; a window over the source
+    -- adds the latter up (0014's shape).
+    arm_groups as (
+        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
+               count(*) filter (where matured) as users,
+               case when conversion_event is not null then count(*) filter (where converted) end as converters,
+               count(*) as exposed_users
+        from cohort
+        group by app_name, source_id, conversion_event, window_length, variant_id, control, several_arms
+    ),
+    arms as (
+        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
+               users, converters, exposed_users,
+               coalesce(sum(exposed_users) filter (where several_arms)
+                            over (partition by app_name, source_id), 0)::bigint as users_in_several_arms
+        from arm_groups
+    )
+    select app_name,
+           case when control_arms_from_user_state.canvas is null then source_id end,
+           conversion_event, window_length, variant_id, control,
+           users, converters, exposed_users, users_in_several_arms,
+           case when control_arms_from_user_state.canvas is not null then source_id end
+    from arms
+    where not several_arms
+    order by app_name, source_id, control desc, variant_id nulls first;
+$function$;
+alter function cardinal.control_arms_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_arms_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
+comment on function cardinal.control_arms_from_user_state(text, text, date, date, timestamptz, text, interval, boolean, text) is
+    'control_arms computed from the per-user report state (report_user_facts_of, report_conversion_facts; '
+    '0039''s body): any canvas, include_test and conversion event. control_arms calls it when the control '
+    'exposures cannot answer (0040). The window ends by report_window_end in the report days'' zone (0046).';
+
+
+-- 0054's body with the unmatured days read from the counts: the control report of the conversion goals from
+-- first_ordinal on, from the counts and, for the days the as-of time cuts, the rows, in one pass over the goals.
+create or replace function cardinal.control_arm_conversions_from_exposures(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz,
+    conversion_window interval,
+    first_ordinal     integer
+)
+    returns table (
+        app_name         text,
+        campaign_id      text,
+        ordinal          smallint,
+        conversion_event text,
+        window_length    interval,
+        variant_id       text,
+        control          boolean,
+        users            bigint,
+        converters       bigint,
+        canvas_id        text
+    )
+    language sql
+    stable
+    -- Hash joins and aggregates whatever the row estimates (0040, 0046); jit off with them.
+    set enable_nestloop = off
+    set jit = off
+    set enable_sort = off
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone
+        from cardinal.apps as a
+        where control_arm_conversions_from_exposures.app is null
+           or a.name = control_arm_conversions_from_exposures.app
+    ),
+    goals as materialized (
+        select g.app_id, g.campaign_id, g.ordinal, g.conversion_event
+        from cardinal.campaign_conversion_goals as g
+        where g.app_id in (select t.app_id from target as t)
+          and (control_arm_conversions_from_exposures.campaign is null
+               or g.campaign_id = control_arm_conversions_from_exposures.campaign)
+          and g.ordinal >= control_arm_conversions_from_exposures.first_ordinal
+    ),
+    -- The rows the pending events make, in place of the folded rows of the users they touch.
+    pending as materialized (
+        select p.*
+        from cardinal.report_pending_control_exposures as p
+        where p.app_id in (select t.app_id from target as t)
+          and (control_arm_conversions_from_exposures.campaign is null
+               or p.campaign_id = control_arm_conversions_from_exposures.campaign)
+    ),
+    -- The campaigns with goals, their window, the range's bounds in their zone, the first day of the range
+    -- that the counts do not answer (0046's split, the same expressions) and the first from which they answer
+    -- again (control_arms_from_exposures's, the same expression).
+    sources as materialized (
+        select t.app_id, t.app_name, s.campaign_id, clock.window_length, zone.name as time_zone,
+               control_arm_conversions_from_exposures.from_date::timestamp at time zone zone.name as lower_time,
+               (control_arm_conversions_from_exposures.to_date + 1)::timestamp at time zone zone.name as upper_time,
+               split.day as split_day,
+               split.day::timestamp at time zone zone.name as split_time,
+               unmatured.day as unmatured_day,
+               unmatured.day::timestamp at time zone zone.name as unmatured_time
+        from target as t
+        join cardinal.campaign_settings as s on s.app_id = t.app_id
+        cross join lateral (select coalesce(s.report_time_zone, t.report_time_zone) as name) as zone
+        cross join lateral (
+            select coalesce(s.conversion_window, interval '3 days') as configured,
+                   coalesce(control_arm_conversions_from_exposures.conversion_window, s.conversion_window,
+                            interval '3 days') as window_length
+        ) as clock
+        cross join lateral (
+            select coalesce(min(d.day)::date, control_arm_conversions_from_exposures.to_date + 1) as day
+            from generate_series(control_arm_conversions_from_exposures.from_date::timestamp,
+                                 control_arm_conversions_from_exposures.to_date::timestamp,
+                                 interval '1 day') as d (day)
+            cross join lateral (select d.day + date_trunc('day', clock.window_length) as local_start) as image
+            cross join lateral (
+                select (image.local_start + interval '1 day') at time zone zone.name as utc_end,
+                       image.local_start at time zone zone.name as utc_start
+            ) as utc
+            where clock.window_length::text <> clock.configured::text
+               or utc.utc_end + (clock.window_length - date_trunc('day', clock.window_length))
+                  + greatest(interval '0', interval '1 day' - (utc.utc_end - utc.utc_start))
+                  > control_arm_conversions_from_exposures.as_of
+        ) as split
+        -- The first day of the range none of whose exposures has matured at as_of (see the notes): the
+        -- window end of the day's first local instant, the earliest of the day's, is after as_of.
+        cross join lateral (
+            select coalesce(min(d.day)::date, control_arm_conversions_from_exposures.to_date + 1) as day
+            from generate_series(split.day::timestamp, control_arm_conversions_from_exposures.to_date::timestamp,
+                                 interval '1 day') as d (day)
+            where (d.day + date_trunc('day', clock.window_length)) at time zone zone.name
+                  + (clock.window_length - date_trunc('day', clock.window_length))
+                  > control_arm_conversions_from_exposures.as_of
+        ) as unmatured
+        where (control_arm_conversions_from_exposures.campaign is null
+               or s.campaign_id = control_arm_conversions_from_exposures.campaign)
+          and exists (select from goals as g where g.app_id = s.app_id and g.campaign_id = s.campaign_id)
+    ),
+    -- The users and primary converters of the count days, of one arm each (users in several arms before the
+    -- range's end are not reported); those from the unmatured day on are exposed, not matured.
+    counted as materialized (
+        select d.app_id, d.campaign_id, d.control, d.variant_key, d.users, d.converters,
+               d.exposed_day < s.split_day as matured
+        from cardinal.report_control_exposure_days as d
+        join sources as s on s.app_id = d.app_id and s.campaign_id = d.campaign_id
+        where d.app_id = any(array(select t.app_id from target as t))
+          and d.campaign_id = any(array(select s.campaign_id from sources as s))
+          and d.exposed_day >= control_arm_conversions_from_exposures.from_date
+          and d.exposed_day <= control_arm_conversions_from_exposures.to_date
+          and (d.exposed_day < s.split_day or d.exposed_day >= s.unmatured_day)
+          and d.second_arm_day > control_arm_conversions_from_exposures.to_date
+    ),
+    -- The further goals' converters of the same days and arms.
+    counted_goals as (
+        select d.app_id, d.campaign_id, d.control, d.variant_key, d.ordinal, d.converters
+        from cardinal.report_control_goal_days as d
+        join sources as s on s.app_id = d.app_id and s.campaign_id = d.campaign_id
+        where d.app_id = any(array(select t.app_id from target as t))
+          and d.campaign_id = any(array(select s.campaign_id from sources as s))
+          and d.exposed_day >= control_arm_conversions_from_exposures.from_date
+          and d.exposed_day < (select max(s.split_day) from sources as s)
+          and d.exposed_day < s.split_day
+          and d.second_arm_day > control_arm_conversions_from_exposures.to_date
+    ),
+    -- The folded rows of the days between: an index range per campaign in a loop over the campaigns (0046).
+    folded as (
+        select r.app_id, r.campaign_id, r.user_key, r.exposed_at, r.control, r.variant_id, r.second_arm_at,
+               r.converted_at, r.further_converted_at
+        from sources as s
+        cross join lateral (
+            select *
+            from cardinal.report_control_exposures as r
+            where r.app_id = s.app_id
+              and r.campaign_id = s.campaign_id
+              and r.exposed_at >= s.split_time
+              and r.exposed_at < s.unmatured_time
+            offset 0
+        ) as r
+    ),
+    -- The folded rows that the pending rows replace, by primary key.
+    replaced as (
+        select r.app_id, r.campaign_id, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at,
+               r.further_converted_at
+        from cardinal.report_control_exposures as r
+        join pending as p on p.app_id = r.app_id and p.campaign_id = r.campaign_id and p.user_key = r.user_key
+        where r.app_id = any(array(select distinct p.app_id from pending as p))
+          and r.user_key = any(array(select distinct p.user_key from pending as p))
+    ),
+    -- One by one: the folded rows of the row days but the replaced ones, every pending row, and the replaced
+    -- rows of the count days taken out of the counts (0046).
+    items as (
+        select f.app_id, f.campaign_id, f.exposed_at, f.control, f.variant_id, f.second_arm_at, f.converted_at,
+               f.further_converted_at, 1 as sign, true as in_row_days
+        from folded as f
+        where not exists (
+            select from pending as p
+            where p.app_id = f.app_id and p.campaign_id = f.campaign_id and p.user_key = f.user_key
+        )
+        union all
+        select p.app_id, p.campaign_id, p.exposed_at, p.control, p.variant_id, p.second_arm_at, p.converted_at,
+               p.further_converted_at, 1, null
+        from pending as p
+        union all
+        select r.app_id, r.campaign_id, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at,
+               r.further_converted_at, -1, false
+        from replaced as r
+    ),
+    -- The items of the range in one arm, with their window's end on the campaign's clock (0044).
+    cohort as materialized (
+        select x.app_id, x.campaign_id, x.control, coalesce(x.variant_id, '') as variant_key, x.sign,
+               window_end.time <= control_arm_conversions_from_exposures.as_of as matured,
+               x.converted_at, x.further_converted_at, window_end.time as window_end
+        from items as x
+        join sources as s on s.app_id = x.app_id and s.campaign_id = x.campaign_id
+        cross join lateral (
+            select cardinal.report_window_end(x.exposed_at, s.window_length, s.time_zone) as time
+        ) as window_end
+        where x.exposed_at >= s.lower_time and x.exposed_at < s.upper_time
+          and (x.in_row_days is null
+               or x.in_row_days = (x.exposed_at >= s.split_time and x.exposed_at < s.unmatured_time))
+          and not coalesce(x.second_arm_at < s.upper_time, false)
+    ),
+    -- Per arm: the exposed and matured users (ordinal NULL), and per goal the converters.
+    parts as (
+        select app_id, campaign_id, control, variant_key, null::smallint as ordinal,
+               users as exposed, case when matured then users else 0 end as users, 0::bigint as converters
+        from counted
+        union all
+        select app_id, campaign_id, control, variant_key, 1::smallint, 0, 0, converters
+        from counted
+        where converters <> 0 and matured
+        union all
+        select app_id, campaign_id, control, variant_key, ordinal, 0, 0, converters
+        from counted_goals
+        union all
+        select app_id, campaign_id, control, variant_key, null, sign, case when matured then sign else 0 end, 0
+        from cohort
+        union all
+        select c.app_id, c.campaign_id, c.control, c.variant_key, goal.ordinal, 0, 0, c.sign
+        from cohort as c
+        cross join lateral (
+            select 1::smallint as ordinal
+            where c.converted_at <= c.window_end
+            union all
+            select f.ordinal::smallint
+            from unnest(c.further_converted_at) with ordinality as f (converted_at, ordinal)
+            where f.converted_at <= c.window_end
+        ) as goal
+        where c.matured and (c.converted_at <= c.window_end or c.further_converted_at is not null)
+    ),
+    arm_groups as (
+        select app_id, campaign_id, control, variant_key, coalesce(ordinal, 0) as ordinal,
+               sum(exposed) as exposed, sum(users)::bigint as users, sum(converters)::bigint as converters
+        from parts
+        group by app_id, campaign_id, control, variant_key, coalesce(ordinal, 0)
+    ),
+    -- The arms reported: those with an exposed user (the pending events may have moved all of one's away).
+    arms as (
+        select app_id, campaign_id, control, variant_key, users
+        from arm_groups
+        where ordinal = 0 and exposed <> 0
+    )
+    select s.app_name, a.campaign_id, g.ordinal, g.conversion_event, s.window_length,
+           nullif(a.variant_key, ''), a.control, a.users, coalesce(c.converters, 0), null::text
+    from arms as a
+    join sources as s on s.app_id = a.app_id and s.campaign_id = a.campaign_id
+    join goals as g on g.app_id = a.app_id and g.campaign_id = a.campaign_id
+    left join arm_groups as c
+        on c.app_id = a.app_id and c.campaign_id = a.campaign_id and c.control = a.control
+       and c.variant_key = a.variant_key and c.ordinal = g.ordinal
+    order by s.app_name, a.campaign_id, g.ordinal, a.control desc, nullif(a.variant_key, '') nulls first;
+$function$;
+alter function cardinal.control_arm_conversions_from_exposures(text, text, date, date, timestamp with time zone, interval, integer) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_conversions_from_exposures(text, text, date, date, timestamp with time zone, interval, integer) to cardinal_reader;
+comment on function cardinal.control_arm_conversions_from_exposures(text, text, date, date, timestamptz, interval, integer) is
+    'control_arm_conversions of campaigns (not a canvas), without test events, for the conversion goals from '
+    'first_ordinal on (1 = every goal, 2 = the further ones) and the given window (else the campaign''s): '
+    'from report_control_exposure_days and report_control_goal_days for the days wholly matured at as_of with '
+    'the configured window, from report_control_exposure_days (exposed users only) for the days none of whose '
+    'exposures has (0058), else from report_control_exposures, with the pending events'' change '
+    '(report_pending_control_exposures); 0046''s split, 0049, first_ordinal 0054. control_arm_conversions '
+    'calls it when it can.';
+
+
+-- 0053's send_arms, unchanged but for its name: send_arms with include_test reads the per-user state (the counts
+-- leave test groups out).
+create or replace function cardinal.send_arms_from_user_state(
+    app          text,
+    campaign     text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false
+)
+    returns table (
+        app_name    text,
+        campaign_id text,
+        variant_id  text,
+        control     boolean,
+        users       bigint
+    )
+    language sql
+    stable
+    -- Hash the users whatever the estimates: a sort of every state row by user is what this replaces.
+    set enable_sort = off
+    set enable_nestloop = off
+    set jit = off
+as $function$
+    with target as materialized (
+        select a.app_id, a.name as app_name,
+               -- The report days of the range, for the containment tests on the state's day sets.
+               daterange(send_arms_from_user_state.from_date, send_arms_from_user_state.to_date, '[]') as days
+        from cardinal.apps as a
+        where cardinal.check_report_range(send_arms_from_user_state.from_date, send_arms_from_user_state.to_date)
+          and (send_arms_from_user_state.app is null or a.name = send_arms_from_user_state.app)
+    ),
+    -- report_user_facts' rows of campaigns, only the columns counted: every folded row, or one campaign's by
+    -- its groups (0042's index condition), and the pending events' rows.
+    facts as (
+        select g.app_id, g.campaign_id, g.variant_id, u.user_key, u.send_days, u.control_send_days
+        from cardinal.report_user_state as u
+        join cardinal.report_groups as g on g.group_id = u.group_id
+        where send_arms_from_user_state.campaign is null
+          and g.campaign_id is not null
+          and (send_arms_from_user_state.include_test or not g.test)
+        union all
+        select g.app_id, g.campaign_id, g.variant_id, u.user_key, u.send_days, u.control_send_days
+        from cardinal.report_user_state as u
+        join cardinal.report_groups as g on g.group_id = u.group_id
+        where send_arms_from_user_state.campaign is not null
+          and u.group_id = any(array(
+                  select s.group_id from cardinal.report_groups as s where s.campaign_id = send_arms_from_user_state.campaign
+              ))
+          and g.campaign_id = send_arms_from_user_state.campaign
+          and (send_arms_from_user_state.include_test or not g.test)
+        union all
+        select p.app_id, p.campaign_id, p.variant_id, p.user_key, p.send_days, p.control_send_days
+        from cardinal.report_pending_user_facts as p
+        where p.campaign_id is not null
+          and (send_arms_from_user_state.campaign is null or p.campaign_id = send_arms_from_user_state.campaign)
+          and (send_arms_from_user_state.include_test or not p.test)
+    ),
+    -- Each user once per app, campaign and variant, however many groups (channel, platform, versions) and
+    -- pending rows hold its sends.
+    users as materialized (
+        select f.app_id, f.campaign_id, f.variant_id, f.user_key,
+               coalesce(bool_or(t.days @> any(f.send_days)), false) as sent,
+               coalesce(bool_or(t.days @> any(f.control_send_days)), false) as control_sent
+        from facts as f
+        join target as t on t.app_id = f.app_id
+        group by f.app_id, f.campaign_id, f.variant_id, f.user_key
+    ),
+    arms as (
+        select s.app_id, s.campaign_id, s.variant_id, false as control, count(*) as users
+        from users as s
+        where s.sent
+        group by s.app_id, s.campaign_id, s.variant_id
+        union all
+        -- The control arm has no variant: a user with control sends under two variant ids counts once.
+        select c.app_id, c.campaign_id, null, true, count(*)
+        from (
+            select distinct s.app_id, s.campaign_id, s.user_key
+            from users as s
+            where s.control_sent
+        ) as c
+        group by c.app_id, c.campaign_id
+    )
+    select t.app_name, r.campaign_id, r.variant_id, r.control, r.users
+    from arms as r
+    join target as t on t.app_id = r.app_id
+    -- The few arm rows are sorted whatever enable_sort says: it only steers the plan away from a sort.
+    order by t.app_name, r.campaign_id, r.control desc, r.variant_id nulls first;
+$function$;
+alter function cardinal.send_arms_from_user_state(text, text, date, date, boolean) owner to cardinal_owner;
+grant execute on function cardinal.send_arms_from_user_state(text, text, date, date, boolean) to cardinal_reader;
+comment on function cardinal.send_arms_from_user_state(text, text, date, date, boolean) is
+    'send_arms read from the per-user state (0053''s body): per app × campaign × arm, the users with a send '
+    'on a report day of from_date..to_date, test events only with include_test; what send_arms runs with '
+    'include_test (0055).';

@@ -1,0 +1,992 @@
+-- The reference reports over raw events that the property tests hold the state-backed reports to.
+--
+-- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
+-- whenever one of them changed (SQL/README.md).
+
+
+
+create or replace function cardinal.unique_impressions_reference(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns table (
+        app_name                 text,
+        campaign_id              text,
+        canvas_id                text,
+        canvas_step_id           text,
+        variant_id               text,
+        channel                  text,
+        breakdown                text,
+        impressions              bigint,
+        unique_impressions       bigint,
+        unique_daily_impressions bigint,
+        unique_recipients        bigint,
+        clicks                   bigint,
+        unique_clicks            bigint,
+        dismissals               bigint,
+        unique_dismissals        bigint,
+        click_rate               double precision,
+        unique_click_rate        double precision,
+        dismissal_rate           double precision,
+        unique_dismissal_rate    double precision,
+        direct_opens             bigint,
+        unique_direct_opens      bigint,
+        influenced_opens         bigint,
+        total_opens              bigint,
+        direct_open_rate         double precision,
+        total_open_rate          double precision
+    )
+    language plpgsql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    perform cardinal.check_report_range(from_date, to_date), cardinal.check_report_dimension(by);
+    if cardinal.report_part_channel(by) is null then
+        return query select * from cardinal.unique_impressions_reference_of_0029(app, from_date, to_date,
+                                                                               include_test, campaign, by);
+        return;
+    end if;
+    -- No part breakdown splits push: its rows, and their open columns, are those of the whole report.
+    return query
+    select p.*, w.direct_opens, w.unique_direct_opens, w.influenced_opens, w.total_opens, w.direct_open_rate,
+           w.total_open_rate
+    from cardinal.unique_impressions_by_part(app, from_date, to_date, coalesce(include_test, false), campaign, by,
+                                             false) as p
+    left join cardinal.unique_impressions_reference_of_0029(app, from_date, to_date, include_test, campaign) as w
+        on p.channel = 'push'
+       and w.app_name = p.app_name
+       and w.campaign_id is not distinct from p.campaign_id
+       and w.canvas_id is not distinct from p.canvas_id
+       and w.canvas_step_id is not distinct from p.canvas_step_id
+       and w.variant_id is not distinct from p.variant_id
+       and w.channel = p.channel
+    order by p.app_name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.breakdown;
+end
+$function$;
+alter function cardinal.unique_impressions_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_reference(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.unique_impressions_reference(text, date, date, boolean, text, text) is
+    'Reference implementation of unique_impressions over the raw events (0016''s and 0029''s, and 0031''s part '
+    'breakdowns): the same arguments and rows, computed without the report state. Slow on purpose; the '
+    'property tests compare both.';
+
+
+-- The reference over raw events (0034's body, identified_events since 0032), the window likewise.
+create or replace function cardinal.control_arms_reference(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz default now(),
+    conversion        text        default null,
+    conversion_window interval    default null,
+    include_test      boolean     default false,
+    canvas            text        default null
+)
+    returns table (
+        app_name              text,
+        campaign_id           text,
+        conversion_event      text,
+        window_length         interval,
+        variant_id            text,
+        control               boolean,
+        users                 bigint,
+        converters            bigint,
+        exposed_users         bigint,
+        users_in_several_arms bigint,
+        canvas_id             text
+    )
+    language sql
+    stable
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone
+        from cardinal.apps as a
+        where cardinal.check_report_range(control_arms_reference.from_date, control_arms_reference.to_date)
+          and cardinal.check_control_source(control_arms_reference.campaign, control_arms_reference.canvas)
+          and (control_arms_reference.app is null or a.name = control_arms_reference.app)
+    ),
+    -- The campaigns (or the canvas) with an exposure in the broad range (see 0010), with their settings and
+    -- exact bounds. A few rows, materialized: the history scan below is then one index scan per campaign.
+    sources as materialized (
+        select c.app_id, c.app_name, c.source_id,
+               coalesce(control_arms_reference.conversion, s.conversion_event) as conversion_event,
+               coalesce(control_arms_reference.conversion_window, s.conversion_window, interval '3 days')
+                   as window_length,
+               c.zone as time_zone,
+               control_arms_reference.from_date::timestamp at time zone c.zone as lower_time,
+               (control_arms_reference.to_date + 1)::timestamp at time zone c.zone as upper_time
+        from (
+            select distinct t.app_id, t.app_name, coalesce(e.campaign_id, e.canvas_id) as source_id,
+                   coalesce(case when control_arms_reference.canvas is null then s.report_time_zone end,
+                            t.report_time_zone) as zone
+            from target as t
+            join cardinal.identified_events as e on e.app_id = t.app_id
+            left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+            where case when control_arms_reference.canvas is null
+                       then e.campaign_id is not null
+                            and (control_arms_reference.campaign is null
+                                 or e.campaign_id = control_arms_reference.campaign)
+                       else e.canvas_id = control_arms_reference.canvas end
+              and e.type in ('impression', 'send')
+              and (e.type = 'impression' or e.channel = 'push')
+              and (control_arms_reference.include_test or not e.test)
+              and e.time >= (control_arms_reference.from_date - 1)::timestamp at time zone 'UTC'
+              and e.time < (control_arms_reference.to_date + 2)::timestamp at time zone 'UTC'
+        ) as c
+        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.source_id
+    ),
+    -- Each user's first exposure per arm, over the source's history up to the end of the range. The
+    -- settings ride along in the grouping (one value per source), so that no later step has to join the
+    -- users back to their campaign.
+    arm_exposures as (
+        select c.app_id, c.source_id, e.user_key, e.control,
+               case when e.control then null else e.variant_id end as variant_id,
+               c.app_name, c.conversion_event, c.window_length, c.time_zone, c.lower_time,
+               min(e.time) as first_time
+        from sources as c
+        join cardinal.identified_events as e
+            on e.app_id = c.app_id
+           and coalesce(e.campaign_id, e.canvas_id) = c.source_id
+        where case when control_arms_reference.canvas is null
+                   then e.campaign_id is not null
+                   else e.canvas_id is not null end
+          and e.type in ('impression', 'send')
+          and (e.type = 'impression' or e.channel = 'push')
+          and (control_arms_reference.include_test or not e.test)
+          and e.time < c.upper_time
+        group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+    ),
+    exposed as (
+        select app_id, source_id, user_key, app_name, conversion_event, window_length, time_zone, lower_time,
+               count(*) as arms,
+               min(first_time) as exposed_at,
+               bool_and(control) as control,
+               min(variant_id) as variant_id
+        from arm_exposures
+        group by app_id, source_id, user_key, app_name, conversion_event, window_length, time_zone, lower_time
+    ),
+    -- The conversion of each matured user is a probe of that user's events (identified_events_of_user, 0082:
+    -- a correlated EXISTS on the events, not on a CTE, its cost per user whatever the estimates).
+    cohort as (
+        select x.app_name, x.source_id, x.conversion_event, x.window_length, x.variant_id, x.control,
+               x.arms > 1 as several_arms,
+               window_end.time <= control_arms_reference.as_of as matured,
+               x.arms = 1
+                   and window_end.time <= control_arms_reference.as_of
+                   and x.conversion_event is not null
+                   and exists (
+                       select
+                       from cardinal.identified_events_of_user(x.app_id, x.user_key) as v
+                       where v.type = 'conversion'
+                         and v.conversion_name = x.conversion_event
+                         and v.time >= x.exposed_at
+                         and v.time <= window_end.time
+                         and (control_arms_reference.include_test or not v.test)
+                   ) as converted
+        from exposed as x
+        cross join lateral (
+            select cardinal.report_window_end(x.exposed_at, x.window_length, x.time_zone) as time
+        ) as window_end
+        where x.exposed_at >= x.lower_time
+    ),
+    arm_groups as (
+        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
+               count(*) filter (where matured) as users,
+               case when conversion_event is not null then count(*) filter (where converted) end as converters,
+               count(*) as exposed_users
+        from cohort
+        group by app_name, source_id, conversion_event, window_length, variant_id, control, several_arms
+    ),
+    arms as (
+        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
+               users, converters, exposed_users,
+               coalesce(sum(exposed_users) filter (where several_arms)
+                            over (partition by app_name, source_id), 0)::bigint as users_in_several_arms
+        from arm_groups
+    )
+    select app_name,
+           case when control_arms_reference.canvas is null then source_id end,
+           conversion_event, window_length, variant_id, control,
+           users, converters, exposed_users, users_in_several_arms,
+           case when control_arms_reference.canvas is not null then source_id end
+    from arms
+    where not several_arms
+    order by app_name, source_id, control desc, variant_id nulls first;
+$function$;
+alter function cardinal.control_arms_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_arms_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
+comment on function cardinal.control_arms_reference(text, text, date, date, timestamptz, text, interval, boolean, text) is
+    'Reference implementation of control_arms over the raw events (0012, 0014, 0034), identities merged '
+    '(identified_events, 0032): the same arguments and rows, computed without the report state; the window '
+    'ends by report_window_end in the report days'' zone (0046). Slow on large apps; for checking numbers and '
+    'tests.';
+
+
+create or replace function cardinal.anomalies_reference(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    canvas       text    default null
+)
+    returns table (
+        kind           text,
+        severity       text,
+        app_name       text,
+        campaign_id    text,
+        canvas_id      text,
+        canvas_step_id text,
+        channel        text,
+        platform       text,
+        sdk_version    text,
+        app_version    text,
+        evidence       jsonb,
+        likely_cause   text
+    )
+    language sql
+    stable
+as $function$
+    select f.*
+    from (
+        select * from cardinal.anomalies_reference_of_0017(
+            anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
+            anomalies_reference.include_test, anomalies_reference.campaign, anomalies_reference.canvas)
+        union all
+        select * from cardinal.anomalies_since_0027(
+            anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
+            anomalies_reference.include_test, anomalies_reference.campaign, anomalies_reference.canvas, false)
+    ) as f
+    order by case f.severity when 'critical' then 0 when 'warning' then 1 else 2 end,
+             f.kind, f.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.channel, f.platform,
+             f.sdk_version, f.app_version;
+$function$;
+alter function cardinal.anomalies_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.anomalies_reference(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.anomalies_reference(text, date, date, boolean, text, text) is
+    'Reference implementation of anomalies over the raw events (anomalies_reference_of_0017 and '
+    'anomalies_since_0027 reading identified_events): the same arguments and rows, computed without the '
+    'report state. Slow on large apps; for checking numbers and tests.';
+
+
+-- The same from the raw events.
+create or replace function cardinal.push_opens_reference(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns table (
+        app_name         text,
+        campaign_id      text,
+        canvas_id        text,
+        canvas_step_id   text,
+        variant_id       text,
+        breakdown        text,
+        influenced_opens bigint
+    )
+    language sql
+    stable
+    set enable_nestloop = off
+as $function$
+    with scoped as (
+        select a.name as app_name, e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id,
+               case push_opens_reference.by
+                   when 'day' then to_char(local.day, 'YYYY-MM-DD')
+                   when 'platform' then e.platform
+                   when 'sdk_version' then e.sdk_version
+                   when 'app_version' then e.app_version
+               end as breakdown,
+               e.type, e.user_key, e.time,
+               cardinal.report_window_end(e.time, coalesce(s.influenced_open_window, interval '12 hours'), coalesce(s.report_time_zone, a.report_time_zone)) as window_end
+        from cardinal.apps as a
+        join cardinal.identified_events as e on e.app_id = a.app_id
+        left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+        cross join lateral (
+            select (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+        ) as local
+        where cardinal.check_report_range(push_opens_reference.from_date, push_opens_reference.to_date)
+          and cardinal.check_report_dimension(push_opens_reference.by)
+          and (push_opens_reference.app is null or a.name = push_opens_reference.app)
+          and (push_opens_reference.campaign is null or e.campaign_id = push_opens_reference.campaign)
+          and e.channel = 'push'
+          and e.type in ('send', 'click')
+          and not e.control
+          and (push_opens_reference.include_test or not e.test)
+          and local.day between push_opens_reference.from_date and push_opens_reference.to_date
+    )
+    select s.app_name, s.campaign_id, s.canvas_id, s.canvas_step_id, s.variant_id, s.breakdown,
+           count(distinct s.user_key)
+    from scoped as s
+    where s.type = 'send'
+      and exists (select from cardinal.identified_events_of_user(s.app_id, s.user_key) as o
+                  where o.type = 'session_start'
+                    and (push_opens_reference.include_test or not o.test)
+                    and o.time between s.time and s.window_end)
+      and not exists (select from scoped as d
+                      where d.type = 'click'
+                        and d.app_name = s.app_name
+                        and d.campaign_id is not distinct from s.campaign_id
+                        and d.canvas_id is not distinct from s.canvas_id
+                        and d.canvas_step_id is not distinct from s.canvas_step_id
+                        and d.variant_id is not distinct from s.variant_id
+                        and d.breakdown is not distinct from s.breakdown
+                        and d.user_key = s.user_key)
+    group by 1, 2, 3, 4, 5, 6;
+$function$;
+alter function cardinal.push_opens_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.push_opens_reference(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.push_opens_reference(text, date, date, boolean, text, text) is
+    'Reference implementation of push_opens over the raw events: the same arguments and rows, computed '
+    'without the report state. Slow on large apps; for checking numbers and tests.';
+
+
+-- The campaign conversions computed elsewhere switch to the window on the campaign's clock (see the notes):
+-- 0030's reference (over identified_events since 0032) and its per-user-state body (include_test, 0043).
+create or replace function cardinal.campaign_conversions_reference(
+    app          text,
+    from_date    date,
+    to_date      date,
+    campaign     text    default null,
+    include_test boolean default false
+)
+    returns table (
+        app_name              text,
+        campaign_id           text,
+        variant_id            text,
+        ordinal               smallint,
+        conversion_event      text,
+        window_length         interval,
+        unique_recipients     bigint,
+        converters            bigint,
+        conversion_rate       double precision,
+        revenue               jsonb,
+        revenue_per_recipient jsonb
+    )
+    language sql
+    stable
+as $function$
+
+    with receipts as (
+        select a.app_id, a.name as app_name, e.campaign_id, e.variant_id, e.user_key, e.time,
+               (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day,
+               campaign_conversions_reference.from_date::timestamp
+                   at time zone coalesce(s.report_time_zone, a.report_time_zone) as lower_time,
+               coalesce(s.report_time_zone, a.report_time_zone) as time_zone
+        from cardinal.apps as a
+        join cardinal.identified_events as e on e.app_id = a.app_id
+        left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+        where cardinal.check_report_range(campaign_conversions_reference.from_date,
+                                          campaign_conversions_reference.to_date)
+          and (campaign_conversions_reference.app is null or a.name = campaign_conversions_reference.app)
+          and e.campaign_id is not null
+          and (campaign_conversions_reference.campaign is null
+               or e.campaign_id = campaign_conversions_reference.campaign)
+          and (campaign_conversions_reference.include_test or not e.test)
+          and not e.control
+          and e.type = case when e.channel in ('content_card', 'in_app_message') then 'impression' else 'send' end
+    ),
+    recipients as (
+        select app_id, app_name, campaign_id, variant_id, user_key, time_zone, min(time) as first_at,
+               min(time) >= min(lower_time) as first_in_range,
+               count(distinct day) filter (
+                   where day between campaign_conversions_reference.from_date and campaign_conversions_reference.to_date
+               ) as days
+        from receipts
+        group by app_id, app_name, campaign_id, variant_id, user_key, time_zone
+    ),
+    -- Each converter's conversions in its window, by currency (a conversion without a value adds none).
+    outcomes as (
+        select r.app_id, r.campaign_id, r.variant_id, g.ordinal, r.user_key, v.currency, v.amount
+        from recipients as r
+        join cardinal.campaign_conversion_goals as g on g.app_id = r.app_id and g.campaign_id = r.campaign_id
+        cross join lateral (
+            select coalesce(e.currency, 'XXX') as currency, sum(e.value) as amount
+            from cardinal.identified_events_of_user(r.app_id, r.user_key) as e
+            where e.type = 'conversion'
+              and e.conversion_name = g.conversion_event
+              -- The window on the campaign's clock (0044), whatever the session's TimeZone.
+              and e.time between r.first_at
+                             and cardinal.report_window_end(r.first_at, g.conversion_window, r.time_zone)
+              and (campaign_conversions_reference.include_test or not e.test)
+            group by 1
+        ) as v
+        where r.days > 0 and r.first_in_range
+    ),
+    arms as (
+        select r.app_id, r.app_name, r.campaign_id, r.variant_id, g.ordinal, g.conversion_event,
+               g.conversion_window, sum(r.days)::bigint as unique_recipients
+        from recipients as r
+        join cardinal.campaign_conversion_goals as g on g.app_id = r.app_id and g.campaign_id = r.campaign_id
+        where r.days > 0
+        group by 1, 2, 3, 4, 5, 6, 7
+    )
+    select m.app_name, m.campaign_id, m.variant_id, m.ordinal, m.conversion_event, m.conversion_window,
+           m.unique_recipients, converted.users, converted.users::double precision / m.unique_recipients,
+           coalesce(money.revenue, '{}'), coalesce(money.per_recipient, '{}')
+    from arms as m
+    cross join lateral (
+        select count(distinct o.user_key) as users
+        from outcomes as o
+        where o.app_id = m.app_id and o.campaign_id = m.campaign_id
+          and o.variant_id is not distinct from m.variant_id and o.ordinal = m.ordinal
+    ) as converted
+    cross join lateral (
+        select jsonb_object_agg(c.currency, c.amount) as revenue,
+               jsonb_object_agg(c.currency, c.amount / m.unique_recipients) as per_recipient
+        from (
+            select o.currency, sum(o.amount) as amount
+            from outcomes as o
+            where o.app_id = m.app_id and o.campaign_id = m.campaign_id
+              and o.variant_id is not distinct from m.variant_id and o.ordinal = m.ordinal
+              and o.amount is not null
+            group by o.currency
+        ) as c
+    ) as money
+    order by m.app_name, m.campaign_id, m.variant_id nulls first, m.ordinal;
+$function$;
+alter function cardinal.campaign_conversions_reference(text, date, date, text, boolean) owner to cardinal_owner;
+grant execute on function cardinal.campaign_conversions_reference(text, date, date, text, boolean) to cardinal_reader;
+comment on function cardinal.campaign_conversions_reference(text, date, date, text, boolean) is
+    'Reference implementation of campaign_conversions over the raw events (0030): the same arguments and rows, '
+    'computed without the report state. Slow on large apps; for checking numbers and tests.';
+
+
+create or replace function cardinal.anomalies_reference_of_0017(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean,
+    campaign     text,
+    canvas       text
+)
+    returns table (
+        kind           text,
+        severity       text,
+        app_name       text,
+        campaign_id    text,
+        canvas_id      text,
+        canvas_step_id text,
+        channel        text,
+        platform       text,
+        sdk_version    text,
+        app_version    text,
+        evidence       jsonb,
+        likely_cause   text
+    )
+    language sql
+    stable
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone
+        from cardinal.apps as a
+        where cardinal.check_report_range(anomalies_reference_of_0017.from_date, anomalies_reference_of_0017.to_date)
+          and (anomalies_reference_of_0017.app is null or a.name = anomalies_reference_of_0017.app)
+    ),
+    -- Every message event of the range, read once.
+    in_range as materialized (
+        select t.app_name, e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.channel, e.platform,
+               e.sdk_version, e.app_version, e.type, e.control, e.user_key, e.variant_id, e.time
+        from target as t
+        join cardinal.identified_events as e on e.app_id = t.app_id
+        left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+        where (anomalies_reference_of_0017.campaign is null or e.campaign_id = anomalies_reference_of_0017.campaign)
+          and (anomalies_reference_of_0017.canvas is null or e.canvas_id = anomalies_reference_of_0017.canvas)
+          and e.type in ('send', 'impression', 'click', 'dismissal')
+          and (anomalies_reference_of_0017.include_test or not e.test)
+          and e.time >= (anomalies_reference_of_0017.from_date - 1)::timestamp at time zone 'UTC'
+          and e.time < (anomalies_reference_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+          and (e.time at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
+              between anomalies_reference_of_0017.from_date and anomalies_reference_of_0017.to_date
+    ),
+
+    -- The campaigns and canvases with clicks or dismissals in the range: a few rows, materialized so that
+    -- the look-back below reads only their events.
+    interacting_sources as materialized (
+        select distinct app_id, campaign_id, canvas_id from in_range where type in ('click', 'dismissal')
+    ),
+    -- Each click and dismissal of the range next to its user's first impression of the campaign (of the
+    -- canvas step) and control exposure of the campaign (of the canvas, whose control group it is) over the
+    -- history up to the end of the range. The look-back is aggregated per user and step and appended to the
+    -- clicks and dismissals, and windows over each user's rows hand its figures to them: the clicks never
+    -- meet the look-back in a join, so no plan can rerun the look-back once per click.
+    interactions as materialized (
+        select app_name, app_id, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
+               app_version, type, user_key,
+               coalesce(has_control_exposure and first_impression is null, false) as control_user,
+               first_impression is null or first_impression > time as without_impression
+        from (
+            select u.*,
+                   min(u.user_first_impression) over per_source_user as first_impression,
+                   bool_or(u.user_has_control_exposure) over per_arm_user as has_control_exposure
+            from (
+                select false as look_back, r.app_name, r.app_id, r.campaign_id, r.canvas_id, r.canvas_step_id,
+                       r.channel, r.platform, r.sdk_version, r.app_version, r.type, r.user_key, r.time,
+                       null::timestamptz as user_first_impression, null::boolean as user_has_control_exposure
+                from in_range as r
+                where r.type in ('click', 'dismissal')
+                union all
+                select true, null, e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, null, null, null, null,
+                       null, e.user_key, null,
+                       min(e.time) filter (where e.type = 'impression' and not e.control),
+                       bool_or(e.control)
+                from interacting_sources as c
+                -- '' stands for NULL (no id is empty), so that the join stays an equality.
+                join cardinal.identified_events as e
+                    on e.app_id = c.app_id
+                           and coalesce(e.campaign_id, '') = coalesce(c.campaign_id, '')
+                           and coalesce(e.canvas_id, '') = coalesce(c.canvas_id, '')
+                where e.type in ('impression', 'send')
+                  and e.time < (anomalies_reference_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+                group by e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.user_key
+            ) as u
+            window per_source_user as (partition by u.app_id, u.campaign_id, u.canvas_id, u.canvas_step_id,
+                                                    u.user_key),
+                   per_arm_user as (partition by u.app_id, u.campaign_id, u.canvas_id, u.user_key)
+        ) as with_look_back
+        where not look_back
+    ),
+
+    dismissals_exceed_impressions as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+               count(distinct user_key) filter (where type = 'impression') as unique_impressions,
+               count(distinct user_key) filter (where type = 'dismissal') as unique_dismissals
+        from in_range
+        where channel in ('content_card', 'in_app_message', 'banner') and not control
+        group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version
+    ),
+
+    without_impression as (
+        select type, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+               count(distinct user_key) filter (where without_impression) as users_without_impression,
+               count(distinct user_key) as users,
+               count(*) filter (where without_impression) as events_without_impression,
+               count(*) as events
+        from interactions
+        where channel in ('content_card', 'in_app_message', 'banner') and not control_user
+        group by type, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
+                 app_version
+    ),
+
+    -- Control arm of each campaign (of each canvas, over all its steps) in the range, and the share of
+    -- users it should have: the expected split's weight when set, else the share of control sends among the
+    -- users sent to.
+    campaign_arms as (
+        select app_id, campaign_id, canvas_id,
+               count(distinct user_key) filter (where type = 'send' and control) as control_send_users,
+               count(distinct user_key) filter (where type = 'send') as send_users,
+               count(distinct user_key) filter (where type = 'impression' and control)
+                   as control_impression_users,
+               count(distinct user_key) filter (where type = 'impression' and not control
+                                                  and channel in ('content_card', 'in_app_message', 'feature_flag'))
+                   as variant_impression_users
+        from in_range
+        group by app_id, campaign_id, canvas_id
+    ),
+    -- Materialized, as impression_groups: the join below then meets two small sets computed once.
+    control_campaigns as materialized (
+        select c.*, share.control_share,
+               case when share.control_share < 1
+                    then share.control_share / (1 - share.control_share) end as control_per_variant_user
+        from campaign_arms as c
+        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
+        cross join lateral (
+            select case
+                       when s.expected_split ? 'control'
+                           then (s.expected_split ->> 'control')::double precision
+                                / (select sum(w.value::double precision) from jsonb_each_text(s.expected_split) as w)
+                       when c.send_users > 0
+                           then c.control_send_users::double precision / c.send_users
+                   end as control_share
+        ) as share
+        where c.control_send_users > 0 or coalesce(s.expected_split ? 'control', false)
+    ),
+    impression_groups as materialized (
+        select app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
+               app_version,
+               count(distinct user_key) filter (where not control) as variant_users,
+               count(distinct user_key) filter (where control) as control_users
+        from in_range
+        where type = 'impression' and channel in ('content_card', 'in_app_message', 'feature_flag')
+        group by app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
+                 app_version
+    ),
+    control_impressions_missing as (
+        select g.app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.channel, g.platform, g.sdk_version,
+               g.app_version, g.variant_users, c.control_send_users, c.control_share, c.control_impression_users,
+               g.variant_users * c.control_per_variant_user as expected_group,
+               c.variant_impression_users * c.control_per_variant_user as expected_campaign
+        from impression_groups as g
+        join control_campaigns as c
+            on c.app_id = g.app_id
+                   and coalesce(c.campaign_id, '') = coalesce(g.campaign_id, '')
+                   and coalesce(c.canvas_id, '') = coalesce(g.canvas_id, '')
+        where g.control_users = 0 and g.variant_users > 0
+    ),
+
+    control_interaction as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+               sum(stored_events) as stored_events, sum(stored_users) as stored_users,
+               sum(rejected_events) as rejected_events
+        from (
+            select app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+                   count(*) as stored_events, count(distinct user_key) as stored_users, 0 as rejected_events
+            from interactions
+            where control_user
+            group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
+                     app_version
+            union all
+            select t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
+                   raw.sdk_version, raw.app_version, 0, 0, count(*)
+            from target as t
+            join cardinal.rejected_events as r on r.app_id = t.app_id
+            cross join lateral (
+                select j ->> 'campaign_id' as campaign_id, j ->> 'canvas_id' as canvas_id,
+                       j ->> 'canvas_step_id' as canvas_step_id, j ->> 'channel' as channel,
+                       j ->> 'platform' as platform, j ->> 'sdk_version' as sdk_version,
+                       j ->> 'app_version' as app_version, coalesce(j ->> 'test', 'false') = 'true' as test
+                from (select cardinal.try_jsonb(r.raw) as j) as parsed
+            ) as raw
+            left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
+            where r.code = 'control_interaction'
+              and r.received_at >= (anomalies_reference_of_0017.from_date - 1)::timestamp at time zone 'UTC'
+              and r.received_at < (anomalies_reference_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+              and (r.received_at at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
+                  between anomalies_reference_of_0017.from_date and anomalies_reference_of_0017.to_date
+              and (anomalies_reference_of_0017.campaign is null or raw.campaign_id = anomalies_reference_of_0017.campaign)
+              and (anomalies_reference_of_0017.canvas is null or raw.canvas_id = anomalies_reference_of_0017.canvas)
+              and (anomalies_reference_of_0017.include_test or not raw.test)
+            group by t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
+                     raw.sdk_version, raw.app_version
+        ) as both_sources
+        group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version
+    ),
+
+    -- A user is in several arms when the smallest and the largest arm of the user's exposures to the
+    -- campaign (to the canvas, over all its steps) differ: a window over one sorted pass, instead of joining
+    -- the exposures to their own aggregate.
+    users_in_several_arms as (
+        select app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+               count(distinct user_key) filter (where in_several_arms) as users,
+               count(distinct user_key) as exposed_users
+        from (
+            select app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+                   user_key,
+                   min(arm) over per_user <> max(arm) over per_user as in_several_arms
+            from (
+                select app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
+                       app_version, user_key,
+                       case when control then 'control' else 'variant:' || coalesce(variant_id, '') end as arm
+                from in_range
+                where type = 'impression' or (type = 'send' and channel = 'push')
+            ) as exposures
+            window per_user as (partition by app_id, campaign_id, canvas_id, user_key)
+        ) as exposed
+        group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version
+    )
+
+    select 'dismissals_exceed_impressions', 'critical',
+           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+           jsonb_build_object('unique_impressions', unique_impressions,
+                              'unique_dismissals', unique_dismissals),
+           'A custom UI logs dismissals but not the impressions of the same messages (the default UI logs both).'
+    from dismissals_exceed_impressions
+    where unique_dismissals > unique_impressions
+
+    union all
+    select case type when 'click' then 'click_without_impression' else 'dismissal_without_impression' end,
+           cardinal.anomaly_severity(users_without_impression::double precision / users),
+           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+           jsonb_build_object('users_without_impression', users_without_impression,
+                              'users', users,
+                              'share', users_without_impression::double precision / users,
+                              'events_without_impression', events_without_impression,
+                              'events', events),
+           case type
+               when 'click' then 'A custom UI logs clicks without logging the message''s impression first '
+                                 '(or logs it only after the click).'
+               else 'A custom UI logs dismissals of messages whose impression it never logged (or logs it only '
+                    'after the dismissal).'
+           end
+    from without_impression
+    where users_without_impression > 0
+
+    union all
+    select 'control_impressions_missing',
+           case when control_impression_users = 0 then 'critical' else 'warning' end,
+           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+           jsonb_build_object('variant_impression_users', variant_users,
+                              'control_impression_users', 0,
+                              'expected_control_impression_users', expected_group,
+                              'campaign_control_impression_users', control_impression_users,
+                              'campaign_control_send_users', control_send_users,
+                              'expected_control_share', control_share),
+           'The custom UI filters control messages out instead of logging a control impression when the user '
+           'would have seen the message.'
+    from control_impressions_missing
+    where (control_impression_users = 0 and coalesce(expected_campaign >= 8, true))
+       or coalesce(expected_group >= 8, true)
+
+    union all
+    select 'control_interaction',
+           case when stored_events > 0 then 'critical' else 'warning' end,
+           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+           jsonb_build_object('stored_events', stored_events,
+                              'stored_users', stored_users,
+                              'rejected_events', rejected_events),
+           'The app shows the message to control-group users, or logs clicks or dismissals for control messages '
+           'it should only have counted as control impressions.'
+    from control_interaction
+
+    union all
+    select 'users_in_several_arms',
+           cardinal.anomaly_severity(users::double precision / exposed_users),
+           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
+           jsonb_build_object('users', users,
+                              'exposed_users', exposed_users,
+                              'share', users::double precision / exposed_users),
+           'Users are assigned to more than one arm: the variant changes between sends or devices, or the UI '
+           'logs another variant (or control) than the one it shows.'
+    from users_in_several_arms
+    where users > 0;
+$function$;
+alter function cardinal.anomalies_reference_of_0017(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.anomalies_reference_of_0017(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.anomalies_reference_of_0017(text, date, date, boolean, text, text) is
+    'anomalies_of_0017 computed from the raw events (identified_events, 0032) without the report state, for '
+    'anomalies_reference. Same arguments and rows.';
+
+
+-- The raw message events of one app that anomalies_since_0027 reads for its reference: from 7 report days
+-- before the range to its end, with their report day in the campaign's time zone, or the app's.
+create or replace function cardinal.anomaly_reference_events(
+    app_id           bigint,
+    app_name         text,
+    report_time_zone text,
+    from_date        date,
+    to_date          date,
+    include_test     boolean,
+    campaign         text,
+    canvas           text
+)
+    returns table (
+        app_id         bigint,
+        app_name       text,
+        campaign_id    text,
+        canvas_id      text,
+        canvas_step_id text,
+        channel        text,
+        platform       text,
+        sdk_version    text,
+        app_version    text,
+        type           text,
+        control        boolean,
+        user_key       text,
+        session_id     text,
+        message_id     text,
+        test           boolean,
+        time_zone      text,
+        day            date
+    )
+    language sql
+    stable
+    -- The SET clause keeps the function from being inlined into its caller's plan (see the notes): jit off as
+    -- every report.
+    set jit = off
+as $function$
+    select e.app_id, anomaly_reference_events.app_name, e.campaign_id, e.canvas_id, e.canvas_step_id, e.channel,
+           e.platform, e.sdk_version, e.app_version, e.type, e.control, e.user_key, e.session_id, e.message_id,
+           e.test, coalesce(s.report_time_zone, anomaly_reference_events.report_time_zone), local.day
+    from cardinal.identified_events as e
+    left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+    cross join lateral (
+        select (e.time at time zone coalesce(s.report_time_zone, anomaly_reference_events.report_time_zone))::date
+                   as day
+    ) as local
+    where e.app_id = anomaly_reference_events.app_id
+      and (anomaly_reference_events.campaign is null or e.campaign_id = anomaly_reference_events.campaign)
+      and (anomaly_reference_events.canvas is null or e.canvas_id = anomaly_reference_events.canvas)
+      and e.type in ('send', 'impression', 'click', 'dismissal')
+      and (anomaly_reference_events.include_test or not e.test)
+      and e.time >= (anomaly_reference_events.from_date - 8)::timestamp at time zone 'UTC'
+      and e.time < (anomaly_reference_events.to_date + 2)::timestamp at time zone 'UTC'
+      and local.day between anomaly_reference_events.from_date - 7 and anomaly_reference_events.to_date;
+$function$;
+alter function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text) is
+    'The message events (sends, impressions, clicks, dismissals) of one app from 7 report days before the '
+    'range to its end, with the day in the campaign''s report time zone or the app''s, narrowed to a campaign '
+    'or canvas when given and without test events unless include_test: the raw source of anomalies_since_0027 '
+    'for anomalies_reference (0075). Not inlined, so that the report state''s path does not plan it.';
+
+
+-- The raw part rows of one app that unique_impressions_by_part reads for its reference: events per row, part,
+-- user and report day of the split channel, not control, from the raw events.
+create or replace function cardinal.unique_impressions_reference_part_days(
+    app_id           bigint,
+    app_name         text,
+    report_time_zone text,
+    split_channel    text,
+    from_date        date,
+    to_date          date,
+    include_test     boolean,
+    campaign         text
+)
+    returns table (
+        app_name       text,
+        campaign_id    text,
+        canvas_id      text,
+        canvas_step_id text,
+        variant_id     text,
+        channel        text,
+        part           text,
+        user_key       text,
+        day            date,
+        impressions    bigint,
+        clicks         bigint,
+        dismissals     bigint,
+        sends          bigint
+    )
+    language sql
+    stable
+    -- The SET clause keeps the function from being inlined into its caller's plan (see the notes): jit off as
+    -- every report.
+    set jit = off
+as $function$
+    select unique_impressions_reference_part_days.app_name, e.campaign_id, e.canvas_id, e.canvas_step_id,
+           e.variant_id, e.channel,
+           cardinal.report_message_part(e.channel, e.type, e.message_id, e.placement_id, e.button_id),
+           e.user_key, local.day,
+           count(*) filter (where e.type = 'impression'), count(*) filter (where e.type = 'click'),
+           count(*) filter (where e.type = 'dismissal'), count(*) filter (where e.type = 'send')
+    from cardinal.identified_events as e
+    left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+    cross join lateral (
+        select (e.time at time zone coalesce(s.report_time_zone,
+                                             unique_impressions_reference_part_days.report_time_zone))::date
+                   as day
+    ) as local
+    where e.app_id = unique_impressions_reference_part_days.app_id
+      and e.channel = unique_impressions_reference_part_days.split_channel
+      and (e.campaign_id is not null or e.canvas_step_id is not null)
+      and (unique_impressions_reference_part_days.campaign is null
+           or e.campaign_id = unique_impressions_reference_part_days.campaign)
+      and e.type in ('send', 'impression', 'click', 'dismissal')
+      and cardinal.report_message_part(e.channel, e.type, '', '', '') is not null
+      and not e.control
+      and (unique_impressions_reference_part_days.include_test or not e.test)
+      and e.time >= (unique_impressions_reference_part_days.from_date - 1)::timestamp at time zone 'UTC'
+      and e.time < (unique_impressions_reference_part_days.to_date + 2)::timestamp at time zone 'UTC'
+      and local.day between unique_impressions_reference_part_days.from_date
+                        and unique_impressions_reference_part_days.to_date
+    group by 1, 2, 3, 4, 5, 6, 7, 8, 9;
+$function$;
+alter function cardinal.unique_impressions_reference_part_days(bigint, text, text, text, date, date, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_reference_part_days(bigint, text, text, text, date, date, boolean, text) to cardinal_reader;
+comment on function cardinal.unique_impressions_reference_part_days(bigint, text, text, text, date, date, boolean,
+                                                                   text) is
+    'The raw source of unique_impressions_by_part for unique_impressions_reference (0076): events (sends, '
+    'impressions, clicks, dismissals, not control) per row, message part, user and report day of one app''s '
+    'split channel, the day in the campaign''s report time zone or the app''s, narrowed to a campaign when '
+    'given and without test events unless include_test. Not inlined, so that the report state''s path does '
+    'not plan it.';
+
+
+CREATE OR REPLACE FUNCTION cardinal.unique_impressions_reference_of_0029(app text, from_date date, to_date date, include_test boolean DEFAULT false, campaign text DEFAULT NULL::text, by text DEFAULT NULL::text)
+ RETURNS TABLE(app_name text, campaign_id text, canvas_id text, canvas_step_id text, variant_id text, channel text, breakdown text, impressions bigint, unique_impressions bigint, unique_daily_impressions bigint, unique_recipients bigint, clicks bigint, unique_clicks bigint, dismissals bigint, unique_dismissals bigint, click_rate double precision, unique_click_rate double precision, dismissal_rate double precision, unique_dismissal_rate double precision, direct_opens bigint, unique_direct_opens bigint, influenced_opens bigint, total_opens bigint, direct_open_rate double precision, total_open_rate double precision)
+ LANGUAGE sql
+ STABLE
+ SET jit TO 'off'
+AS $function$
+    with scoped as (
+        select a.name as app_name, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.channel, e.type,
+               e.user_key, local.day,
+               case unique_impressions_reference_of_0029.by
+                   when 'day' then to_char(local.day, 'YYYY-MM-DD')
+                   when 'platform' then e.platform
+                   when 'sdk_version' then e.sdk_version
+                   when 'app_version' then e.app_version
+               end as breakdown
+        from cardinal.apps as a
+        join cardinal.identified_events as e on e.app_id = a.app_id
+        left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+        cross join lateral (
+            select (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+        ) as local
+        where cardinal.check_report_range(unique_impressions_reference_of_0029.from_date, unique_impressions_reference_of_0029.to_date)
+          and cardinal.check_report_dimension(unique_impressions_reference_of_0029.by)
+          and (unique_impressions_reference_of_0029.app is null or a.name = unique_impressions_reference_of_0029.app)
+          and (e.campaign_id is not null or e.canvas_step_id is not null)
+          and (unique_impressions_reference_of_0029.campaign is null or e.campaign_id = unique_impressions_reference_of_0029.campaign)
+          and e.type in ('send', 'impression', 'click', 'dismissal')
+          and not e.control
+          and (unique_impressions_reference_of_0029.include_test or not e.test)
+          and e.time >= (unique_impressions_reference_of_0029.from_date - 1)::timestamp at time zone 'UTC'
+          and e.time < (unique_impressions_reference_of_0029.to_date + 2)::timestamp at time zone 'UTC'
+          and local.day between unique_impressions_reference_of_0029.from_date and unique_impressions_reference_of_0029.to_date
+    ),
+    -- 0016's counts, with the influenced opens of push rows beside them.
+    counted as (
+        select c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown,
+               count(*) filter (where c.type = 'impression') as impressions,
+               count(distinct c.user_key) filter (where c.type = 'impression') as unique_impressions,
+               count(distinct (c.day, c.user_key)) filter (where c.type = 'impression') as unique_daily_impressions,
+               count(distinct (c.day, c.user_key)) filter (
+                   where case when c.channel in ('content_card', 'in_app_message') then c.type = 'impression'
+                              else c.type = 'send' end
+               ) as unique_recipients,
+               count(*) filter (where c.type = 'click') as clicks,
+               count(distinct c.user_key) filter (where c.type = 'click') as unique_clicks,
+               count(*) filter (where c.type = 'dismissal') as dismissals,
+               count(distinct c.user_key) filter (where c.type = 'dismissal') as unique_dismissals
+        from scoped as c
+        group by 1, 2, 3, 4, 5, 6, 7
+    ),
+    -- The influenced opens of each push row (0082: joined to the counted rows, not to every event).
+    opened as (
+        select c.*, case when c.channel = 'push' then coalesce(p.influenced_opens, 0) end as influenced
+        from counted as c
+        left join cardinal.push_opens_reference(unique_impressions_reference_of_0029.app,
+                                                unique_impressions_reference_of_0029.from_date,
+                                                unique_impressions_reference_of_0029.to_date,
+                                                unique_impressions_reference_of_0029.include_test,
+                                                unique_impressions_reference_of_0029.campaign,
+                                                unique_impressions_reference_of_0029.by) as p
+            on c.channel = 'push'
+           and p.app_name = c.app_name
+           and p.campaign_id is not distinct from c.campaign_id
+           and p.canvas_id is not distinct from c.canvas_id
+           and p.canvas_step_id is not distinct from c.canvas_step_id
+           and p.variant_id is not distinct from c.variant_id
+           and p.breakdown is not distinct from c.breakdown
+    )
+    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
+           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
+           clicks, unique_clicks, dismissals, unique_dismissals,
+           clicks::double precision / nullif(impressions, 0),
+           unique_clicks::double precision / nullif(unique_impressions, 0),
+           dismissals::double precision / nullif(impressions, 0),
+           unique_dismissals::double precision / nullif(unique_impressions, 0),
+           case when channel = 'push' then clicks end,
+           case when channel = 'push' then unique_clicks end,
+           influenced,
+           unique_clicks + influenced,
+           case when channel = 'push' then unique_clicks::double precision / nullif(unique_recipients, 0) end,
+           (unique_clicks + influenced)::double precision / nullif(unique_recipients, 0)
+    from opened
+    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+$function$;
+alter function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) is
+    'The reference unique-impressions report of 0029 over raw events: no breakdown, or by day, platform, '
+    'sdk_version or app_version. unique_impressions_reference calls it for those.';
