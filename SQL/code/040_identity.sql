@@ -268,7 +268,7 @@ comment on function cardinal.fold_identity_links() is
 --     on the device: every event of the app once per anonymous event. unique_impressions_reference ran for
 --     over 120 s (stopped); 3.3 s at 3,000 devices.
 --   - The new-user check was a NOT EXISTS in the lateral's WHERE, which the planner turns into an anti-join.
---     Inside anomalies_since_0027 (0053: enable_nestloop off) that join became a hash anti-join rebuilt from
+--     Inside logging_anomalies_from_source (0053: enable_nestloop off) that join became a hash anti-join rebuilt from
 --     the app's events once per anonymous event: anomalies_reference over 300 s (stopped); 5.3 s at 3,000.
 -- * Now the first login is an aggregate over the device's events that carry a user (its user_id by time,
 --   then id, and the smallest time, which is that event's). An aggregate reads every row of its input, so no
@@ -415,14 +415,14 @@ comment on column cardinal.identified_events.stored_xid is
 -- * Its lookup of a device's events is fenced (OFFSET 0). Inlined and flattened, the planner read the app's
 --   conversions of the window for every user through the caller's conditions, and only then matched them to
 --   the devices: campaign_conversions_reference took 11.0 s without the fence.
--- * unique_impressions_reference_of_0029 joined push_opens_reference's rows to its events before counting
+-- * unique_impressions_reference_unsplit joined push_opens_reference's rows to its events before counting
 --   them, and the plan recomputed the opens' aggregate once per event (40,186 times on FreshWorkload: 7.9 s).
 --   The join now comes after the counts, one push row to one opens row, as the MIN over the joined rows it
 --   replaces picked that row's value.
 -- * push_opens_reference's check that a send's user did not click (NOT EXISTS on its own CTE) became a nested
 --   loop over that CTE, which the planner estimates at one row: 20,000 sends × 6,667 clicks, 35.4 s in psql.
 --   The function now runs with nested loops off, as the state's reports do (0053): 0.48 s. The setting stops
---   it from being inlined, which costs nothing now that unique_impressions_reference_of_0029 joins it once per
+--   it from being inlined, which costs nothing now that unique_impressions_reference_unsplit joins it once per
 --   push row.
 -- * On FreshWorkload, in psql: unique_impressions_reference 7.8 → 1.1 s (by day 9.8 → 1.2 s),
 --   campaign_conversions_reference 19.8 → 3.0 s, push_opens_reference 1.4 → 0.3 s; control_arms_reference

@@ -671,7 +671,7 @@ comment on function cardinal.unfolded_stored_events() is
 --
 -- Design notes (why, not what):
 --
--- * requeue_identity_state (0032, a fold's identity step) and erase_identity_of_0022 (0022) first subtract
+-- * requeue_identity_state (0032, a fold's identity step) and erase_identity_events (0022) first subtract
 --   what the affected keys' folded events added to report_daily_counts. "Folded" is "not in
 --   report_fold_queue", a NOT EXISTS on (app_id, id, time). The queue has no index (it is written in bulk
 --   and emptied by the fold), and it is usually empty, so the planner, estimating one event or one queued
@@ -790,7 +790,7 @@ comment on function cardinal.subtract_folded_daily_counts(bigint, text[], bigint
     'app added: every event of the keys but conversions, those queued in report_fold_queue and those stored '
     'past the watermark folded_below (report_fold_watermark) and not folded yet. Returns the groups whose '
     'day rows it changed and how many day rows. The first step of a re-key (requeue_identity_state) and of an '
-    'erasure (erase_identity_of_0022); reads the queue once, with every join hashed (0068).';
+    'erasure (erase_identity_events); reads the queue once, with every join hashed (0068).';
 
 
 -- Raises when the watermark counts in another cluster's transaction ids.

@@ -611,8 +611,8 @@ comment on trigger report_user_state_forget_control_exposures on cardinal.report
 --   conditions still reach the view's scans.
 --
 -- * Each caller passes only the arguments it filters every read of the state by, so no caller loses a row
---   it used: anomalies_since_0027 joins the users of the campaigns a canvas touches without the canvas
---   condition, so it passes the campaign alone; control_arms_from_user_state and anomalies_of_0017 filter by
+--   it used: logging_anomalies_from_source joins the users of the campaigns a canvas touches without the canvas
+--   condition, so it passes the campaign alone; control_arms_from_user_state and exposure_anomalies_from_user_state filter by
 --   both. Callers without a canvas argument pass NULL.
 --
 -- * campaign_conversions reads report_user_facts too; 0043 replaces that read with state of its own.
@@ -765,14 +765,14 @@ comment on function cardinal.report_user_state_changes(text, text[]) is
     'in one of them, or is missing.';
 
 
-CREATE OR REPLACE FUNCTION cardinal.fold_report_user_state()
- RETURNS bigint
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'pg_catalog', 'pg_temp'
- SET enable_mergejoin TO 'off'
- SET enable_nestloop TO 'off'
-AS $function$
+create or replace function cardinal.fold_report_user_state()
+    returns bigint
+    language plpgsql
+    security definer
+    set search_path = pg_catalog, pg_temp
+    set enable_mergejoin = off
+    set enable_nestloop = off
+as $function$
 declare
     -- Every transaction below it has ended (see the design notes).
     snapshot_xmin constant bigint := (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint;

@@ -53,7 +53,7 @@ as $function$
                 then (r.unique_clicks + coalesce(p.influenced_opens, 0))::double precision
                      / nullif(r.unique_recipients, 0)
            end
-    from cardinal.unique_impressions_of_0025(app, from_date, to_date, include_test, campaign, by) as r
+    from cardinal.unique_impressions_without_push_opens(app, from_date, to_date, include_test, campaign, by) as r
     -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed.
     left join cardinal.push_opens(app, from_date, to_date, include_test, campaign, by) as p
         on r.channel = 'push'
@@ -666,7 +666,7 @@ as $function$
         select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
                w.impressions, w.unique_impressions, w.unique_daily_impressions, w.unique_recipients, w.clicks,
                w.unique_clicks, w.dismissals, w.unique_dismissals
-        from cardinal.unique_impressions_of_0025(unique_impressions_by_part.app, unique_impressions_by_part.from_date,
+        from cardinal.unique_impressions_without_push_opens(unique_impressions_by_part.app, unique_impressions_by_part.from_date,
                                                  unique_impressions_by_part.to_date,
                                                  unique_impressions_by_part.include_test,
                                                  unique_impressions_by_part.campaign) as w
@@ -675,7 +675,7 @@ as $function$
         select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
                w.impressions, w.unique_impressions, w.unique_daily_impressions, w.unique_recipients, w.clicks,
                w.unique_clicks, w.dismissals, w.unique_dismissals
-        from cardinal.unique_impressions_reference_of_0029(
+        from cardinal.unique_impressions_reference_unsplit(
                  unique_impressions_by_part.app, unique_impressions_by_part.from_date,
                  unique_impressions_by_part.to_date, unique_impressions_by_part.include_test,
                  unique_impressions_by_part.campaign) as w
@@ -730,9 +730,9 @@ comment on function cardinal.unique_impressions_by_part(text, date, date, boolea
     'the message''s impressions and dismissals), the other channels one row with breakdown NULL.';
 
 
--- 0025's unique_impressions (0029 named it unique_impressions_of_0025 and adds the push columns to what it
+-- 0025's unique_impressions (0029 named it unique_impressions_without_push_opens and adds the push columns to what it
 -- returns), which now also sends the part breakdowns to unique_impressions_by_part.
-create or replace function cardinal.unique_impressions_of_0025(
+create or replace function cardinal.unique_impressions_without_push_opens(
     app          text,
     from_date    date,
     to_date      date,
@@ -780,9 +780,9 @@ begin
     end if;
 end
 $function$;
-alter function cardinal.unique_impressions_of_0025(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.unique_impressions_of_0025(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.unique_impressions_of_0025(text, date, date, boolean, text, text) is
+alter function cardinal.unique_impressions_without_push_opens(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_without_push_opens(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.unique_impressions_without_push_opens(text, date, date, boolean, text, text) is
     'The 19 columns of unique_impressions before the push columns (0025); unique_impressions (0029) adds '
     'them. It picks the state that answers fastest: the day pairs without test events and with no breakdown '
     'or by day, report_part_facts (unique_impressions_by_part) by button_id, placement_id or message_id '

@@ -62,8 +62,8 @@ comment on function cardinal.anomalies(text, date, date, boolean, text, text) is
     'test). Definitions in SQL/docs/reports.md; anomalies_reference computes the same from raw events.';
 
 
--- 0074's anomalies_since_0027 with raw_events read through anomaly_reference_events.
-create or replace function cardinal.anomalies_since_0027(
+-- 0074's logging_anomalies_from_source with raw_events read through anomaly_reference_events.
+create or replace function cardinal.logging_anomalies_from_source(
     app          text,
     from_date    date,
     to_date      date,
@@ -98,10 +98,10 @@ as $function$
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone,
                -- The report days of the range, for the containment tests on the state's day sets.
-               daterange(anomalies_since_0027.from_date, anomalies_since_0027.to_date, '[]') as days
+               daterange(logging_anomalies_from_source.from_date, logging_anomalies_from_source.to_date, '[]') as days
         from cardinal.apps as a
-        where cardinal.check_report_range(anomalies_since_0027.from_date, anomalies_since_0027.to_date)
-          and (anomalies_since_0027.app is null or a.name = anomalies_since_0027.app)
+        where cardinal.check_report_range(logging_anomalies_from_source.from_date, logging_anomalies_from_source.to_date)
+          and (logging_anomalies_from_source.app is null or a.name = logging_anomalies_from_source.app)
     ),
     -- The report groups of the one campaign or canvas asked for (none when neither is): its folded
     -- dismissals are read by these keys (0042's index condition), not by a scan of every source's.
@@ -109,9 +109,9 @@ as $function$
         select array(
                    select g.group_id
                    from cardinal.report_groups as g
-                   where (anomalies_since_0027.campaign is not null or anomalies_since_0027.canvas is not null)
-                     and (anomalies_since_0027.campaign is null or g.campaign_id = anomalies_since_0027.campaign)
-                     and (anomalies_since_0027.canvas is null or g.canvas_id = anomalies_since_0027.canvas)
+                   where (logging_anomalies_from_source.campaign is not null or logging_anomalies_from_source.canvas is not null)
+                     and (logging_anomalies_from_source.campaign is null or g.campaign_id = logging_anomalies_from_source.campaign)
+                     and (logging_anomalies_from_source.canvas is null or g.canvas_id = logging_anomalies_from_source.canvas)
                ) as group_ids
     ),
     -- The raw message events from 7 report days before the range to its end (reference only), read through a
@@ -120,11 +120,11 @@ as $function$
         select r.*
         from target as t
         cross join lateral cardinal.anomaly_reference_events(
-            t.app_id, t.app_name, t.report_time_zone, anomalies_since_0027.from_date,
-            anomalies_since_0027.to_date, anomalies_since_0027.include_test, anomalies_since_0027.campaign,
-            anomalies_since_0027.canvas
+            t.app_id, t.app_name, t.report_time_zone, logging_anomalies_from_source.from_date,
+            logging_anomalies_from_source.to_date, logging_anomalies_from_source.include_test, logging_anomalies_from_source.campaign,
+            logging_anomalies_from_source.canvas
         ) as r
-        where not anomalies_since_0027.from_state
+        where not logging_anomalies_from_source.from_state
     ),
 
     -- Events per campaign (canvas step) × channel × platform and report day, from 7 days before the range:
@@ -144,21 +144,21 @@ as $function$
                    d.impressions, d.clicks, d.dismissals, d.sends, d.control_impressions, d.control_sends
             from cardinal.report_step_daily_counts as d
             where d.app_id = any(array(select t.app_id from target as t))
-              and (anomalies_since_0027.campaign is null or d.campaign_id = anomalies_since_0027.campaign)
-              and (anomalies_since_0027.canvas is null or d.canvas_id = anomalies_since_0027.canvas)
-              and d.day between anomalies_since_0027.from_date - 7 and anomalies_since_0027.to_date
+              and (logging_anomalies_from_source.campaign is null or d.campaign_id = logging_anomalies_from_source.campaign)
+              and (logging_anomalies_from_source.canvas is null or d.canvas_id = logging_anomalies_from_source.canvas)
+              and d.day between logging_anomalies_from_source.from_date - 7 and logging_anomalies_from_source.to_date
             union all
             select p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.channel, p.platform, p.test, p.day,
                    p.impressions, p.clicks, p.dismissals, p.sends, p.control_impressions, p.control_sends
             from cardinal.report_pending_daily_counts as p
         ) as c on c.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
-        where anomalies_since_0027.from_state
+        where logging_anomalies_from_source.from_state
           and (c.campaign_id is not null or c.canvas_id is not null)
-          and (anomalies_since_0027.campaign is null or c.campaign_id = anomalies_since_0027.campaign)
-          and (anomalies_since_0027.canvas is null or c.canvas_id = anomalies_since_0027.canvas)
-          and (anomalies_since_0027.include_test or not c.test)
-          and c.day between anomalies_since_0027.from_date - 7 and anomalies_since_0027.to_date
+          and (logging_anomalies_from_source.campaign is null or c.campaign_id = logging_anomalies_from_source.campaign)
+          and (logging_anomalies_from_source.canvas is null or c.canvas_id = logging_anomalies_from_source.canvas)
+          and (logging_anomalies_from_source.include_test or not c.test)
+          and c.day between logging_anomalies_from_source.from_date - 7 and logging_anomalies_from_source.to_date
         group by 1, 2, 3, 4, 5, 6, 7, 8, 9
         union all
         select app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, day, time_zone,
@@ -181,11 +181,11 @@ as $function$
                    as finding_group
         from target as t
         join cardinal.report_groups as g on g.app_id = t.app_id
-        where anomalies_since_0027.from_state
+        where logging_anomalies_from_source.from_state
           and (g.campaign_id is not null or g.canvas_id is not null)
-          and (anomalies_since_0027.campaign is null or g.campaign_id = anomalies_since_0027.campaign)
-          and (anomalies_since_0027.canvas is null or g.canvas_id = anomalies_since_0027.canvas)
-          and (anomalies_since_0027.include_test or not g.test)
+          and (logging_anomalies_from_source.campaign is null or g.campaign_id = logging_anomalies_from_source.campaign)
+          and (logging_anomalies_from_source.canvas is null or g.canvas_id = logging_anomalies_from_source.canvas)
+          and (logging_anomalies_from_source.include_test or not g.test)
           and g.channel <> 'push'
     ),
     -- Impressions per user, session and report day that have no report group key: the pending events'
@@ -196,19 +196,19 @@ as $function$
                p.sdk_version, p.app_version, p.user_key, p.session_id, p.day, p.impressions, p.message_ids
         from target as t
         join cardinal.report_pending_session_facts as p on p.app_id = t.app_id
-        where anomalies_since_0027.from_state
+        where logging_anomalies_from_source.from_state
           and (p.campaign_id is not null or p.canvas_id is not null)
-          and (anomalies_since_0027.campaign is null or p.campaign_id = anomalies_since_0027.campaign)
-          and (anomalies_since_0027.canvas is null or p.canvas_id = anomalies_since_0027.canvas)
-          and (anomalies_since_0027.include_test or not p.test)
+          and (logging_anomalies_from_source.campaign is null or p.campaign_id = logging_anomalies_from_source.campaign)
+          and (logging_anomalies_from_source.canvas is null or p.canvas_id = logging_anomalies_from_source.canvas)
+          and (logging_anomalies_from_source.include_test or not p.test)
           and p.channel <> 'push'
-          and p.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+          and p.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
         union all
         select app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
                app_version, user_key, coalesce(session_id, ''), day, count(*)::integer,
                array_agg(distinct message_id) filter (where message_id is not null)
         from raw_events
-        where type = 'impression' and channel <> 'push' and day >= anomalies_since_0027.from_date
+        where type = 'impression' and channel <> 'push' and day >= logging_anomalies_from_source.from_date
         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
     ),
     -- The finding groups of those rows, each with the key the state gives it, or a new negative one when the
@@ -291,7 +291,7 @@ as $function$
         from daily as d
         left join cardinal.campaign_settings as s on s.app_id = d.app_id and s.campaign_id = d.campaign_id
         where d.campaign_id is not null
-          and d.day >= anomalies_since_0027.from_date and s.expected_split is null
+          and d.day >= logging_anomalies_from_source.from_date and s.expected_split is null
         group by d.app_id, d.campaign_id
         having sum(d.control_events) = 0
            and coalesce(sum(d.impressions) filter (
@@ -304,7 +304,7 @@ as $function$
     counted_candidates as materialized (
         select c.app_id, c.campaign_id, c.impression_channel as channel
         from control_candidates as c
-        where anomalies_since_0027.from_state and not anomalies_since_0027.include_test
+        where logging_anomalies_from_source.from_state and not logging_anomalies_from_source.include_test
           and c.impression_channels = 1
     ),
     pending_variant_users as materialized (
@@ -324,8 +324,8 @@ as $function$
             where d.app_id = any(array(select c.app_id from counted_candidates as c))
               and d.campaign_id = any(array(select c.campaign_id from counted_candidates as c))
               and d.canvas_id = '' and d.kind = 'variant_impression'
-              and d.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
-              and d.previous_day < anomalies_since_0027.from_date
+              and d.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
+              and d.previous_day < logging_anomalies_from_source.from_date
             union all
             select p.app_id, p.campaign_id, 1
             from pending_variant_users as p
@@ -346,11 +346,11 @@ as $function$
         select g.group_id, g.app_id, g.campaign_id, g.channel
         from control_candidates as c
         join cardinal.report_groups as g on g.app_id = c.app_id and g.campaign_id = c.campaign_id
-        where anomalies_since_0027.from_state
+        where logging_anomalies_from_source.from_state
           and not exists (select from counted_candidates as o
                           where o.app_id = c.app_id and o.campaign_id = c.campaign_id)
           and g.channel in ('content_card', 'in_app_message', 'feature_flag')
-          and (anomalies_since_0027.include_test or not g.test)
+          and (logging_anomalies_from_source.include_test or not g.test)
     ),
     -- The users of those campaigns with a variant impression in the range, per channel: the candidates'
     -- folded rows by their groups (0042's index condition on the primary key), only the columns counted, and
@@ -368,17 +368,17 @@ as $function$
         from cardinal.report_pending_user_facts as p
         join control_candidates as c on c.app_id = p.app_id and c.campaign_id = p.campaign_id
         join target as t on t.app_id = p.app_id
-        where anomalies_since_0027.from_state
+        where logging_anomalies_from_source.from_state
           and not exists (select from counted_candidates as o
                           where o.app_id = c.app_id and o.campaign_id = c.campaign_id)
           and p.channel in ('content_card', 'in_app_message', 'feature_flag')
-          and (anomalies_since_0027.include_test or not p.test)
+          and (logging_anomalies_from_source.include_test or not p.test)
           and t.days @> any(p.impression_days)
         union all
         select r.app_id, r.campaign_id, r.channel, r.user_key
         from raw_events as r
         join control_candidates as c on c.app_id = r.app_id and c.campaign_id = r.campaign_id
-        where r.type = 'impression' and not r.control and r.day >= anomalies_since_0027.from_date
+        where r.type = 'impression' and not r.control and r.day >= logging_anomalies_from_source.from_date
           and r.channel in ('content_card', 'in_app_message', 'feature_flag')
     ),
 
@@ -396,15 +396,15 @@ as $function$
                            n.app_version)::text
                        = row(p.campaign_id, p.canvas_id, p.canvas_step_id, p.channel, p.platform, p.sdk_version,
                              p.app_version)::text
-        where anomalies_since_0027.from_state and not anomalies_since_0027.include_test and not p.test
+        where logging_anomalies_from_source.from_state and not logging_anomalies_from_source.include_test and not p.test
           and p.channel = 'content_card' and (p.campaign_id is not null or p.canvas_id is not null)
-          and (anomalies_since_0027.campaign is null or p.campaign_id = anomalies_since_0027.campaign)
-          and (anomalies_since_0027.canvas is null or p.canvas_id = anomalies_since_0027.canvas)
+          and (logging_anomalies_from_source.campaign is null or p.campaign_id = logging_anomalies_from_source.campaign)
+          and (logging_anomalies_from_source.canvas is null or p.canvas_id = logging_anomalies_from_source.canvas)
     ),
     dismissal_apart_users as materialized (
         select a.finding_id, a.user_key, true as repeats
         from cardinal.report_dismissal_repeat_users as a
-        where anomalies_since_0027.from_state and not anomalies_since_0027.include_test
+        where logging_anomalies_from_source.from_state and not logging_anomalies_from_source.include_test
           and a.finding_id = any(array(select g.finding_id
                                        from session_groups as s
                                        join cardinal.report_groups as g on g.group_id = s.group_id))
@@ -442,14 +442,14 @@ as $function$
                    g.app_version, g.test, x.user_key, x.message_id, x.day, x.dismissals
             from cardinal.report_dismissal_state as x
             join cardinal.report_groups as g on g.group_id = x.group_id
-            where anomalies_since_0027.include_test
-              and anomalies_since_0027.campaign is null and anomalies_since_0027.canvas is null
+            where logging_anomalies_from_source.include_test
+              and logging_anomalies_from_source.campaign is null and logging_anomalies_from_source.canvas is null
             union all
             select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.channel, g.platform, g.sdk_version,
                    g.app_version, g.test, x.user_key, x.message_id, x.day, x.dismissals
             from cardinal.report_dismissal_state as x
             join cardinal.report_groups as g on g.group_id = x.group_id
-            where anomalies_since_0027.include_test
+            where logging_anomalies_from_source.include_test
               and x.group_id = any((select group_ids from source_groups)::bigint[])
             union all
             select n.app_id, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
@@ -461,20 +461,20 @@ as $function$
                    p.app_version, p.test, p.user_key, p.message_id, p.day, p.dismissals
             from cardinal.report_pending_dismissal_facts as p
         ) as d on d.app_id = t.app_id
-        where anomalies_since_0027.from_state
+        where logging_anomalies_from_source.from_state
           and (d.campaign_id is not null or d.canvas_id is not null)
-          and (anomalies_since_0027.campaign is null or d.campaign_id = anomalies_since_0027.campaign)
-          and (anomalies_since_0027.canvas is null or d.canvas_id = anomalies_since_0027.canvas)
-          and (anomalies_since_0027.include_test or not d.test)
+          and (logging_anomalies_from_source.campaign is null or d.campaign_id = logging_anomalies_from_source.campaign)
+          and (logging_anomalies_from_source.canvas is null or d.canvas_id = logging_anomalies_from_source.canvas)
+          and (logging_anomalies_from_source.include_test or not d.test)
           and d.channel = 'content_card'
-          and d.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+          and d.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
         union all
         select app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
                user_key, message_id, count(*)
         from raw_events
         where type = 'dismissal' and channel = 'content_card' and message_id is not null
-          and day >= anomalies_since_0027.from_date
+          and day >= logging_anomalies_from_source.from_date
         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     ),
     -- Per user first, then per finding group: the users are counted as rows, not as distinct keys (a
@@ -508,12 +508,12 @@ as $function$
                    coalesce((select sum(u.users)
                              from cardinal.report_dismissal_day_users as u
                              where u.finding_id = f.finding_id
-                               and u.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
-                               and u.previous_day < anomalies_since_0027.from_date), 0) as users,
+                               and u.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
+                               and u.previous_day < logging_anomalies_from_source.from_date), 0) as users,
                    coalesce((select sum(c.dismissals)
                              from cardinal.report_dismissal_day_counts as c
                              where c.finding_id = f.finding_id
-                               and c.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date),
+                               and c.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date),
                             0) as dismissals
             from (select distinct finding_id from dismissal_apart_users) as f
         ) as k
@@ -521,7 +521,7 @@ as $function$
             select r.finding_id, count(distinct r.user_key) as users, sum(r.dismissals) as dismissals
             from apart_dismissal_rows as r
             where not r.repeats
-              and r.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+              and r.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
             group by r.finding_id
         ) as a on a.finding_id = k.finding_id
     ),
@@ -585,8 +585,8 @@ as $function$
                             -- A session is its user's rows of one session id, or of one day without a session.
                             select x.user_key, x.session_id, case when x.session_id = '' then x.day end as unit_day,
                                    x.impressions, x.message_ids
-                            from cardinal.report_session_rows_of(s.group_ids, anomalies_since_0027.from_date,
-                                                                 anomalies_since_0027.to_date) as x
+                            from cardinal.report_session_rows_of(s.group_ids, logging_anomalies_from_source.from_date,
+                                                                 logging_anomalies_from_source.to_date) as x
                             union all
                             select x.user_key, x.session_id, case when x.session_id = '' then x.day end,
                                    x.impressions, x.message_ids
@@ -610,7 +610,7 @@ as $function$
         ) as r
         join finding_groups as f on f.finding_group = s.finding_group
         -- The reference and test events: without them, from the counts below (0072).
-        where not anomalies_since_0027.from_state or anomalies_since_0027.include_test
+        where not logging_anomalies_from_source.from_state or logging_anomalies_from_source.include_test
     ),
 
     -- Without test events, from the session counts (0072): the sessions of the range by impressions and
@@ -620,7 +620,7 @@ as $function$
         select distinct s.finding_group, g.finding_id
         from session_groups as s
         join cardinal.report_groups as g on g.group_id = s.group_id
-        where anomalies_since_0027.from_state and not anomalies_since_0027.include_test
+        where logging_anomalies_from_source.from_state and not logging_anomalies_from_source.include_test
     ),
     -- The users judged from their rows: those with a session that spans days (left out of the counts), and
     -- those with pending impressions in the range, whose folded part of the counts is taken off.
@@ -638,7 +638,7 @@ as $function$
                            g.app_version)::text
                        = row(n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
                              n.app_version)::text
-        where anomalies_since_0027.from_state and not anomalies_since_0027.include_test
+        where logging_anomalies_from_source.from_state and not logging_anomalies_from_source.include_test
     ),
     -- Their folded rows of those finding groups, every day: one probe of the primary key per user and report
     -- group (a lateral subquery kept from being pulled up by OFFSET 0, so a nested loop whatever the
@@ -670,7 +670,7 @@ as $function$
             ) as u
         ) as u
         where not u.user_spans_days
-          and u.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+          and u.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
     ),
     -- Their sessions of the range from all their rows, folded and pending, as 0056 judges them.
     apart_judged_units as materialized (
@@ -680,7 +680,7 @@ as $function$
         from (
             select r.finding_group, r.channel, r.user_key, r.session_id, r.day, r.impressions, r.message_ids
             from apart_session_rows as r
-            where r.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+            where r.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
             union all
             select g.finding_group, n.channel, n.user_key, n.session_id, n.day, n.impressions, n.message_ids
             from unkeyed_sessions as n
@@ -690,7 +690,7 @@ as $function$
                                g.app_version)::text
                            = row(n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform,
                                  n.sdk_version, n.app_version)::text
-            where anomalies_since_0027.from_state and not anomalies_since_0027.include_test
+            where logging_anomalies_from_source.from_state and not logging_anomalies_from_source.include_test
         ) as v
         group by v.finding_group, v.channel, v.user_key, v.session_id, case when v.session_id = '' then v.day end
     ),
@@ -703,7 +703,7 @@ as $function$
             from cardinal.report_session_units as c
             join counted_findings as f on f.finding_id = c.finding_id
             where c.finding_id = any(array(select f.finding_id from counted_findings as f))
-              and c.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
+              and c.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
             union all
             select finding_group, impressions, allowed, without_session, -1
             from apart_counted_units
@@ -724,8 +724,8 @@ as $function$
             from cardinal.report_session_day_users as c
             join counted_findings as f on f.finding_id = c.finding_id
             where c.finding_id = any(array(select f.finding_id from counted_findings as f))
-              and c.day between anomalies_since_0027.from_date and anomalies_since_0027.to_date
-              and c.previous_day < anomalies_since_0027.from_date
+              and c.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
+              and c.previous_day < logging_anomalies_from_source.from_date
             union all
             select u.finding_group, k.kind, -count(distinct u.user_key)
             from apart_counted_units as u
@@ -787,7 +787,7 @@ as $function$
         select app_name, campaign_id, canvas_id, canvas_step_id, platform, sum(sends) as sends,
                sum(clicks) as clicks
         from daily
-        where channel = 'push' and day >= anomalies_since_0027.from_date
+        where channel = 'push' and day >= logging_anomalies_from_source.from_date
         group by app_name, campaign_id, canvas_id, canvas_step_id, platform
     ),
 
@@ -815,7 +815,7 @@ as $function$
                 from (select distinct app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform,
                                       time_zone
                       from daily) as g
-                cross join generate_series(anomalies_since_0027.from_date - 7, anomalies_since_0027.to_date,
+                cross join generate_series(logging_anomalies_from_source.from_date - 7, logging_anomalies_from_source.to_date,
                                            interval '1 day') as x
             ) as with_zeros
             group by app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, time_zone, day
@@ -823,7 +823,7 @@ as $function$
     ),
     judged_days as (
         select v.*,
-               v.day >= anomalies_since_0027.from_date
+               v.day >= logging_anomalies_from_source.from_date
                    and (v.day + 1)::timestamp at time zone v.time_zone <= now()
                    and v.trailing_mean >= 20 and v.logged < 0.1 * v.trailing_mean as fell,
                v.trailing_mean >= 20 and v.logged >= 0.5 * v.trailing_mean as kept
@@ -919,9 +919,9 @@ as $function$
            'release dropped the logging calls.'
     from logging_stopped;
 $function$;
-alter function cardinal.anomalies_since_0027(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;
-grant execute on function cardinal.anomalies_since_0027(text, date, date, boolean, text, text, boolean) to cardinal_reader;
-comment on function cardinal.anomalies_since_0027(text, date, date, boolean, text, text, boolean) is
+alter function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;
+grant execute on function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) to cardinal_reader;
+comment on function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) is
     'The anomaly kinds of 0027 (repeated_impressions per session and user-day, repeated_dismissals, '
     'control_impressions_missing for a campaign with no control exposure at all, push_opens_missing, '
     'logging_stopped; definitions in 0027''s notes), by campaign or canvas step (0033), from the report state '
@@ -1007,7 +1007,7 @@ comment on function cardinal.anomalies_since_0027(text, date, date, boolean, tex
 --   users' rows.
 --
 -- * Rows, arguments and return types are 0033's: only the body changes.
-create or replace function cardinal.anomalies_of_0017(
+create or replace function cardinal.exposure_anomalies_from_user_state(
     app          text,
     from_date    date,
     to_date      date,
@@ -1043,8 +1043,8 @@ as $function$
     with target as materialized (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(anomalies_of_0017.from_date, anomalies_of_0017.to_date)
-          and (anomalies_of_0017.app is null or a.name = anomalies_of_0017.app)
+        where cardinal.check_report_range(exposure_anomalies_from_user_state.from_date, exposure_anomalies_from_user_state.to_date)
+          and (exposure_anomalies_from_user_state.app is null or a.name = exposure_anomalies_from_user_state.app)
     ),
     -- The events not folded yet, as state rows of the selected sources (report_user_facts_of's pending part),
     -- each under a negative stand-in for a group id: its group may not exist in report_groups yet.
@@ -1057,8 +1057,8 @@ as $function$
         from cardinal.report_pending_user_facts as p
         join target as t on t.app_id = p.app_id
         where (p.campaign_id is not null or p.canvas_id is not null)
-          and (anomalies_of_0017.campaign is null or p.campaign_id = anomalies_of_0017.campaign)
-          and (anomalies_of_0017.canvas is null or p.canvas_id = anomalies_of_0017.canvas)
+          and (exposure_anomalies_from_user_state.campaign is null or p.campaign_id = exposure_anomalies_from_user_state.campaign)
+          and (exposure_anomalies_from_user_state.canvas is null or p.canvas_id = exposure_anomalies_from_user_state.canvas)
     ),
     -- The selected sources' report groups, folded and pending, each with small integer keys: its finding
     -- group (the report group without variant and test flag), its source (campaign or canvas), its step
@@ -1084,8 +1084,8 @@ as $function$
                    g.platform, g.sdk_version, g.app_version, g.test
             from cardinal.report_groups as g
             where (g.campaign_id is not null or g.canvas_id is not null)
-              and (anomalies_of_0017.campaign is null or g.campaign_id = anomalies_of_0017.campaign)
-              and (anomalies_of_0017.canvas is null or g.canvas_id = anomalies_of_0017.canvas)
+              and (exposure_anomalies_from_user_state.campaign is null or g.campaign_id = exposure_anomalies_from_user_state.campaign)
+              and (exposure_anomalies_from_user_state.canvas is null or g.canvas_id = exposure_anomalies_from_user_state.canvas)
             union all
             select distinct p.group_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id,
                    p.channel, p.platform, p.sdk_version, p.app_version, p.test
@@ -1107,13 +1107,13 @@ as $function$
                u.control_impression_days, u.control_send_days, u.first_impression_at,
                u.first_control_impression_at, u.first_control_send_at, u.click_times, u.dismissal_times
         from cardinal.report_user_state as u
-        where anomalies_of_0017.campaign is null and anomalies_of_0017.canvas is null
+        where exposure_anomalies_from_user_state.campaign is null and exposure_anomalies_from_user_state.canvas is null
         union all
         select u.group_id, u.user_key, u.impression_days, u.dismissal_days, u.send_days,
                u.control_impression_days, u.control_send_days, u.first_impression_at,
                u.first_control_impression_at, u.first_control_send_at, u.click_times, u.dismissal_times
         from cardinal.report_user_state as u
-        where (anomalies_of_0017.campaign is not null or anomalies_of_0017.canvas is not null)
+        where (exposure_anomalies_from_user_state.campaign is not null or exposure_anomalies_from_user_state.canvas is not null)
           and u.group_id = any(array(select g.group_id from groups as g where g.group_id > 0))
         union all
         select p.group_id, p.user_key, p.impression_days, p.dismissal_days, p.send_days,
@@ -1135,9 +1135,9 @@ as $function$
             select 'dismissal', t from unnest(f.dismissal_times) as t
         ) as x
         where (f.click_times is not null or f.dismissal_times is not null)
-          and (anomalies_of_0017.include_test or not g.test)
+          and (exposure_anomalies_from_user_state.include_test or not g.test)
           and (x.time at time zone coalesce(s.report_time_zone, g.app_time_zone))::date
-              between anomalies_of_0017.from_date and anomalies_of_0017.to_date
+              between exposure_anomalies_from_user_state.from_date and exposure_anomalies_from_user_state.to_date
     ),
     -- The sources' users who clicked or dismissed in the range.
     acting_users as materialized (
@@ -1149,10 +1149,10 @@ as $function$
     step_exposures as materialized (
         select g.source_id, f.user_key, g.step_id,
                min(f.first_impression_at) filter (
-                   where f.first_impression_at < (anomalies_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+                   where f.first_impression_at < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC'
                ) as first_impression,
                bool_or(least(f.first_control_impression_at, f.first_control_send_at)
-                       < (anomalies_of_0017.to_date + 2)::timestamp at time zone 'UTC') as control_exposure
+                       < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC') as control_exposure
         from facts as f
         join groups as g on g.group_id = f.group_id
         join acting_users as a on a.source_id = g.source_id and a.user_key = f.user_key
@@ -1203,9 +1203,9 @@ as $function$
                 from facts as f
                 join groups as g on g.group_id = f.group_id
                 cross join lateral (
-                    select daterange(anomalies_of_0017.from_date, anomalies_of_0017.to_date, '[]') as days
+                    select daterange(exposure_anomalies_from_user_state.from_date, exposure_anomalies_from_user_state.to_date, '[]') as days
                 ) as range
-                where anomalies_of_0017.include_test or not g.test
+                where exposure_anomalies_from_user_state.include_test or not g.test
                 -- A fence: each row's tests run once, not once per reference to them below (the planner
                 -- would substitute the expressions into the filter and every aggregate).
                 offset 0
@@ -1326,13 +1326,13 @@ as $function$
             ) as raw
             left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
             where r.code = 'control_interaction'
-              and r.received_at >= (anomalies_of_0017.from_date - 1)::timestamp at time zone 'UTC'
-              and r.received_at < (anomalies_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+              and r.received_at >= (exposure_anomalies_from_user_state.from_date - 1)::timestamp at time zone 'UTC'
+              and r.received_at < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC'
               and (r.received_at at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
-                  between anomalies_of_0017.from_date and anomalies_of_0017.to_date
-              and (anomalies_of_0017.campaign is null or raw.campaign_id = anomalies_of_0017.campaign)
-              and (anomalies_of_0017.canvas is null or raw.canvas_id = anomalies_of_0017.canvas)
-              and (anomalies_of_0017.include_test or not raw.test)
+                  between exposure_anomalies_from_user_state.from_date and exposure_anomalies_from_user_state.to_date
+              and (exposure_anomalies_from_user_state.campaign is null or raw.campaign_id = exposure_anomalies_from_user_state.campaign)
+              and (exposure_anomalies_from_user_state.canvas is null or raw.canvas_id = exposure_anomalies_from_user_state.canvas)
+              and (exposure_anomalies_from_user_state.include_test or not raw.test)
             group by t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
                      raw.sdk_version, raw.app_version
         ) as both_sources
@@ -1430,12 +1430,12 @@ as $function$
     join findings as n on n.finding_id = a.finding_id
     where a.users > 0;
 $function$;
-alter function cardinal.anomalies_of_0017(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.anomalies_of_0017(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.anomalies_of_0017(text, date, date, boolean, text, text) is
+alter function cardinal.exposure_anomalies_from_user_state(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.exposure_anomalies_from_user_state(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.exposure_anomalies_from_user_state(text, date, date, boolean, text, text) is
     'The kinds of 0011 and 0017 from the per-user report state, by campaign or canvas step (0033, 0057''s body): '
     'what anomalies runs with test events, whose users report_finding_day_users does not count; without them '
-    'anomalies_of_0017_from_counts (0069). Same arguments and rows as anomalies_of_0017_from_counts, '
+    'exposure_anomalies_from_counts (0069). Same arguments and rows as exposure_anomalies_from_counts, '
     'include_test added.';
 
 
@@ -1450,7 +1450,7 @@ create or replace function cardinal.report_session_rows_of(group_ids bigint[], f
     )
     language sql
     stable
-    -- By the index whatever the estimates: anomalies_since_0027 calls this once per finding group, and a
+    -- By the index whatever the estimates: logging_anomalies_from_source calls this once per finding group, and a
     -- sequential scan (which an unanalyzed table invites) would read every group's rows for each.
     set enable_seqscan = off
 as $function$
@@ -1467,7 +1467,7 @@ comment on function cardinal.report_session_rows_of(bigint[], date, date) is
 
 
 -- 0069's report, which reads the clicks and dismissals from the counts.
-create or replace function cardinal.anomalies_of_0017_from_counts(
+create or replace function cardinal.exposure_anomalies_from_counts(
     app          text,
     from_date    date,
     to_date      date,
@@ -1502,8 +1502,8 @@ as $function$
     with target as materialized (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(anomalies_of_0017_from_counts.from_date, anomalies_of_0017_from_counts.to_date)
-          and (anomalies_of_0017_from_counts.app is null or a.name = anomalies_of_0017_from_counts.app)
+        where cardinal.check_report_range(exposure_anomalies_from_counts.from_date, exposure_anomalies_from_counts.to_date)
+          and (exposure_anomalies_from_counts.app is null or a.name = exposure_anomalies_from_counts.app)
     ),
     -- The events not folded yet, as state rows of the selected sources (report_user_facts_of's pending part),
     -- each under a negative stand-in for a group id: its group may not exist in report_groups yet.
@@ -1516,8 +1516,8 @@ as $function$
         from cardinal.report_pending_user_facts as p
         join target as t on t.app_id = p.app_id
         where (p.campaign_id is not null or p.canvas_id is not null)
-          and (anomalies_of_0017_from_counts.campaign is null or p.campaign_id = anomalies_of_0017_from_counts.campaign)
-          and (anomalies_of_0017_from_counts.canvas is null or p.canvas_id = anomalies_of_0017_from_counts.canvas)
+          and (exposure_anomalies_from_counts.campaign is null or p.campaign_id = exposure_anomalies_from_counts.campaign)
+          and (exposure_anomalies_from_counts.canvas is null or p.canvas_id = exposure_anomalies_from_counts.canvas)
     ),
     -- The selected sources' report groups, folded and pending, each with small integer keys: its finding
     -- group (the report group without variant and test flag), its source (campaign or canvas), its step
@@ -1543,8 +1543,8 @@ as $function$
                    g.platform, g.sdk_version, g.app_version, g.test, g.finding_id as finding_key
             from cardinal.report_groups as g
             where (g.campaign_id is not null or g.canvas_id is not null)
-              and (anomalies_of_0017_from_counts.campaign is null or g.campaign_id = anomalies_of_0017_from_counts.campaign)
-              and (anomalies_of_0017_from_counts.canvas is null or g.canvas_id = anomalies_of_0017_from_counts.canvas)
+              and (exposure_anomalies_from_counts.campaign is null or g.campaign_id = exposure_anomalies_from_counts.campaign)
+              and (exposure_anomalies_from_counts.canvas is null or g.canvas_id = exposure_anomalies_from_counts.canvas)
             union all
             select distinct p.group_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id,
                    p.channel, p.platform, p.sdk_version, p.app_version, p.test, f.finding_id
@@ -1582,8 +1582,8 @@ as $function$
         join sources as o
             on o.app_id = s.app_id and o.campaign_key = s.campaign_id and o.canvas_key = s.canvas_id
         where s.app_id = any(array(select t.app_id from target as t))
-          and (anomalies_of_0017_from_counts.campaign is null or s.campaign_id = anomalies_of_0017_from_counts.campaign)
-          and (anomalies_of_0017_from_counts.canvas is null or s.canvas_id = anomalies_of_0017_from_counts.canvas)
+          and (exposure_anomalies_from_counts.campaign is null or s.campaign_id = exposure_anomalies_from_counts.campaign)
+          and (exposure_anomalies_from_counts.canvas is null or s.canvas_id = exposure_anomalies_from_counts.canvas)
         union
         select g.source_id, p.user_key
         from pending as p
@@ -1621,17 +1621,17 @@ as $function$
         where (r.click_times is not null or r.dismissal_times is not null)
           and not r.test
           and (x.time at time zone coalesce(s.report_time_zone, r.app_time_zone))::date
-              between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
+              between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
     ),
     -- Per user and step, over all the user's rows of the source (test rows too): the first impression before
     -- the end of the broad range, and whether a control exposure came by then.
     step_exposures as materialized (
         select r.source_id, r.user_key, r.step_id,
                min(r.first_impression_at) filter (
-                   where r.first_impression_at < (anomalies_of_0017_from_counts.to_date + 2)::timestamp at time zone 'UTC'
+                   where r.first_impression_at < (exposure_anomalies_from_counts.to_date + 2)::timestamp at time zone 'UTC'
                ) as first_impression,
                bool_or(least(r.first_control_impression_at, r.first_control_send_at)
-                       < (anomalies_of_0017_from_counts.to_date + 2)::timestamp at time zone 'UTC') as control_exposure
+                       < (exposure_anomalies_from_counts.to_date + 2)::timestamp at time zone 'UTC') as control_exposure
         from apart_rows as r
         group by r.source_id, r.user_key, r.step_id
     ),
@@ -1669,7 +1669,7 @@ as $function$
                                                     coalesce(s.report_time_zone, r.app_time_zone),
                                                     r.step_first_impression_at) as x
         where not r.test and not r.control_exposed and r.channel in ('content_card', 'in_app_message', 'banner')
-          and x.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
+          and x.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
     ),
     -- The counted users per finding group and kind in the range (0025's day pairs), and the counted events.
     counted_interaction_users as materialized (
@@ -1677,8 +1677,8 @@ as $function$
         from cardinal.report_interaction_day_users as c
         where c.finding_id = any(array(
                   select f.finding_key from findings as f where f.finding_key is not null and f.dismissible))
-          and c.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
-          and c.previous_day < anomalies_of_0017_from_counts.from_date
+          and c.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
+          and c.previous_day < exposure_anomalies_from_counts.from_date
         group by 1, 2
     ),
     counted_interaction_events as materialized (
@@ -1687,7 +1687,7 @@ as $function$
         from cardinal.report_interaction_day_events as c
         where c.finding_id = any(array(
                   select f.finding_key from findings as f where f.finding_key is not null and f.dismissible))
-          and c.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
+          and c.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
         group by 1, 2
     ),
 
@@ -1699,8 +1699,8 @@ as $function$
         select c.finding_id as finding_key, c.kind, sum(c.users) as users
         from cardinal.report_finding_day_users as c
         where c.finding_id = any(array(select f.finding_key from findings as f where f.finding_key is not null))
-          and c.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
-          and c.previous_day < anomalies_of_0017_from_counts.from_date
+          and c.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
+          and c.previous_day < exposure_anomalies_from_counts.from_date
         group by 1, 2
     ),
     pending_kind_users as materialized (
@@ -1711,7 +1711,7 @@ as $function$
                                                      p.control_impression_days, p.send_days,
                                                      p.control_send_days) as k
         where not p.test
-          and k.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
+          and k.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
     ),
     -- Those users' folded days of the kinds in the range, by report_user_state's user_key index.
     folded_kind_users as materialized (
@@ -1723,7 +1723,7 @@ as $function$
                                                      u.control_send_days) as k
         where u.user_key = any(array(select distinct p.user_key from pending_kind_users as p))
           and not g.test
-          and k.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
+          and k.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
     ),
     finding_counts as materialized (
         select x.finding_id,
@@ -1815,7 +1815,7 @@ as $function$
                                                     p.send_days, p.control_send_days) as k
         where not p.test
           and g.source_id = any(array(select c.source_id from candidate_sources as c))
-          and k.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
+          and k.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
     ),
     folded_source_kind_users as materialized (
         select distinct g.source_id, u.user_key, k.kind
@@ -1825,7 +1825,7 @@ as $function$
                                                     u.send_days, u.control_send_days) as k
         where u.user_key = any(array(select distinct p.user_key from pending_source_kind_users as p))
           and not g.test
-          and k.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
+          and k.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
     ),
     campaign_arms as (
         select c.source_id,
@@ -1841,8 +1841,8 @@ as $function$
                 on o.app_id = d.app_id and o.campaign_key = d.campaign_id and o.canvas_key = d.canvas_id
             where d.app_id = any(array(select o.app_id from candidate_sources as o))
               and d.campaign_id = any(array(select o.campaign_key from candidate_sources as o))
-              and d.day between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
-              and d.previous_day < anomalies_of_0017_from_counts.from_date
+              and d.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
+              and d.previous_day < exposure_anomalies_from_counts.from_date
             union all
             select p.source_id, p.kind, 1
             from pending_source_kind_users as p
@@ -1909,12 +1909,12 @@ as $function$
             ) as raw
             left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
             where r.code = 'control_interaction'
-              and r.received_at >= (anomalies_of_0017_from_counts.from_date - 1)::timestamp at time zone 'UTC'
-              and r.received_at < (anomalies_of_0017_from_counts.to_date + 2)::timestamp at time zone 'UTC'
+              and r.received_at >= (exposure_anomalies_from_counts.from_date - 1)::timestamp at time zone 'UTC'
+              and r.received_at < (exposure_anomalies_from_counts.to_date + 2)::timestamp at time zone 'UTC'
               and (r.received_at at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
-                  between anomalies_of_0017_from_counts.from_date and anomalies_of_0017_from_counts.to_date
-              and (anomalies_of_0017_from_counts.campaign is null or raw.campaign_id = anomalies_of_0017_from_counts.campaign)
-              and (anomalies_of_0017_from_counts.canvas is null or raw.canvas_id = anomalies_of_0017_from_counts.canvas)
+                  between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
+              and (exposure_anomalies_from_counts.campaign is null or raw.campaign_id = exposure_anomalies_from_counts.campaign)
+              and (exposure_anomalies_from_counts.canvas is null or raw.canvas_id = exposure_anomalies_from_counts.canvas)
               and not raw.test
             group by t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
                      raw.sdk_version, raw.app_version
@@ -1933,8 +1933,8 @@ as $function$
         join sources as o
             on o.app_id = s.app_id and o.campaign_key = s.campaign_id and o.canvas_key = s.canvas_id
         where s.app_id = any(array(select t.app_id from target as t))
-          and (anomalies_of_0017_from_counts.campaign is null or s.campaign_id = anomalies_of_0017_from_counts.campaign)
-          and (anomalies_of_0017_from_counts.canvas is null or s.canvas_id = anomalies_of_0017_from_counts.canvas)
+          and (exposure_anomalies_from_counts.campaign is null or s.campaign_id = exposure_anomalies_from_counts.campaign)
+          and (exposure_anomalies_from_counts.canvas is null or s.canvas_id = exposure_anomalies_from_counts.canvas)
         union
         select g.source_id, p.user_key
         from pending as p
@@ -1962,7 +1962,7 @@ as $function$
         ) as e
         join several_arm_candidates as c on c.source_id = e.source_id and c.user_key = e.user_key
         cross join lateral (
-            select daterange(anomalies_of_0017_from_counts.from_date, anomalies_of_0017_from_counts.to_date, '[]')
+            select daterange(exposure_anomalies_from_counts.from_date, exposure_anomalies_from_counts.to_date, '[]')
                        as days
         ) as range
         cross join lateral (
@@ -2065,15 +2065,15 @@ as $function$
     join findings as n on n.finding_id = a.finding_id
     where a.users > 0;
 $function$;
-alter function cardinal.anomalies_of_0017_from_counts(text, date, date, text, text) owner to cardinal_owner;
-grant execute on function cardinal.anomalies_of_0017_from_counts(text, date, date, text, text) to cardinal_reader;
-comment on function cardinal.anomalies_of_0017_from_counts(text, date, date, text, text) is
+alter function cardinal.exposure_anomalies_from_counts(text, date, date, text, text) owner to cardinal_owner;
+grant execute on function cardinal.exposure_anomalies_from_counts(text, date, date, text, text) to cardinal_reader;
+comment on function cardinal.exposure_anomalies_from_counts(text, date, date, text, text) is
     'The kinds of 0011 and 0017 without test events, by campaign or canvas step (0033): the distinct users of '
     'each finding group from report_finding_day_users'' day pairs, the users of several arms from '
     'report_several_arm_users'' users'' rows, the campaign arms of control_impressions_missing from the rows '
     'of the campaigns it may name (0069), clicks and dismissals from report_interaction_day_users and '
     'report_interaction_day_events, with the users exposed to control who act and the pending events'' users '
-    'judged from their rows (0071), plus the pending events. Rows as anomalies_of_0017''s.';
+    'judged from their rows (0071), plus the pending events. Rows as exposure_anomalies_from_user_state''s.';
 
 
 -- The findings about who was exposed to what: the kinds of 0011 and 0017, from the report state (0069's counts)
@@ -2105,13 +2105,13 @@ create or replace function cardinal.exposure_anomalies(
 as $function$
     -- Only one of the two runs: the other's one-time filter is false.
     select *
-    from cardinal.anomalies_of_0017_from_counts(exposure_anomalies.app, exposure_anomalies.from_date,
+    from cardinal.exposure_anomalies_from_counts(exposure_anomalies.app, exposure_anomalies.from_date,
                                                 exposure_anomalies.to_date, exposure_anomalies.campaign,
                                                 exposure_anomalies.canvas)
     where not exposure_anomalies.include_test
     union all
     select *
-    from cardinal.anomalies_of_0017(exposure_anomalies.app, exposure_anomalies.from_date, exposure_anomalies.to_date,
+    from cardinal.exposure_anomalies_from_user_state(exposure_anomalies.app, exposure_anomalies.from_date, exposure_anomalies.to_date,
                                     exposure_anomalies.include_test, exposure_anomalies.campaign,
                                     exposure_anomalies.canvas)
     where exposure_anomalies.include_test;
@@ -2122,7 +2122,7 @@ comment on function cardinal.exposure_anomalies(text, date, date, boolean, text,
     'The half of cardinal.anomalies about who was exposed to what: dismissals_exceed_impressions, '
     'dismissal_without_impression, click_without_impression, control_impressions_missing (a campaign with a '
     'control arm whose group logs no control impressions), control_interaction and users_in_several_arms '
-    '(anomalies_of_0017_from_counts, or anomalies_of_0017 with test events). The same arguments and columns as '
+    '(exposure_anomalies_from_counts, or exposure_anomalies_from_user_state with test events). The same arguments and columns as '
     'cardinal.anomalies, and its rows of these kinds, unordered; it can run on a connection of its own beside '
     'logging_anomalies, on the same snapshot (0083).';
 
@@ -2154,7 +2154,7 @@ create or replace function cardinal.logging_anomalies(
     stable
 as $function$
     select *
-    from cardinal.anomalies_since_0027(logging_anomalies.app, logging_anomalies.from_date, logging_anomalies.to_date,
+    from cardinal.logging_anomalies_from_source(logging_anomalies.app, logging_anomalies.from_date, logging_anomalies.to_date,
                                        logging_anomalies.include_test, logging_anomalies.campaign,
                                        logging_anomalies.canvas, true);
 $function$;
@@ -2163,6 +2163,6 @@ grant execute on function cardinal.logging_anomalies(text, date, date, boolean, 
 comment on function cardinal.logging_anomalies(text, date, date, boolean, text, text) is
     'The half of cardinal.anomalies about what is logged: repeated_impressions, repeated_dismissals, '
     'push_opens_missing, logging_stopped and control_impressions_missing for a campaign with no control exposure '
-    'at all (anomalies_since_0027 from the report state). The same arguments and columns as cardinal.anomalies, '
+    'at all (logging_anomalies_from_source from the report state). The same arguments and columns as cardinal.anomalies, '
     'and its rows of these kinds, unordered; it can run on a connection of its own beside exposure_anomalies, '
     'on the same snapshot (0083).';

@@ -47,7 +47,7 @@ as $function$
 begin
     perform cardinal.check_report_range(from_date, to_date), cardinal.check_report_dimension(by);
     if cardinal.report_part_channel(by) is null then
-        return query select * from cardinal.unique_impressions_reference_of_0029(app, from_date, to_date,
+        return query select * from cardinal.unique_impressions_reference_unsplit(app, from_date, to_date,
                                                                                include_test, campaign, by);
         return;
     end if;
@@ -57,7 +57,7 @@ begin
            w.total_open_rate
     from cardinal.unique_impressions_by_part(app, from_date, to_date, coalesce(include_test, false), campaign, by,
                                              false) as p
-    left join cardinal.unique_impressions_reference_of_0029(app, from_date, to_date, include_test, campaign) as w
+    left join cardinal.unique_impressions_reference_unsplit(app, from_date, to_date, include_test, campaign) as w
         on p.channel = 'push'
        and w.app_name = p.app_name
        and w.campaign_id is not distinct from p.campaign_id
@@ -255,11 +255,11 @@ create or replace function cardinal.anomalies_reference(
 as $function$
     select f.*
     from (
-        select * from cardinal.anomalies_reference_of_0017(
+        select * from cardinal.exposure_anomalies_reference(
             anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
             anomalies_reference.include_test, anomalies_reference.campaign, anomalies_reference.canvas)
         union all
-        select * from cardinal.anomalies_since_0027(
+        select * from cardinal.logging_anomalies_from_source(
             anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
             anomalies_reference.include_test, anomalies_reference.campaign, anomalies_reference.canvas, false)
     ) as f
@@ -270,8 +270,8 @@ $function$;
 alter function cardinal.anomalies_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.anomalies_reference(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.anomalies_reference(text, date, date, boolean, text, text) is
-    'Reference implementation of anomalies over the raw events (anomalies_reference_of_0017 and '
-    'anomalies_since_0027 reading identified_events): the same arguments and rows, computed without the '
+    'Reference implementation of anomalies over the raw events (exposure_anomalies_reference and '
+    'logging_anomalies_from_source reading identified_events): the same arguments and rows, computed without the '
     'report state. Slow on large apps; for checking numbers and tests.';
 
 
@@ -460,7 +460,7 @@ comment on function cardinal.campaign_conversions_reference(text, date, date, te
     'computed without the report state. Slow on large apps; for checking numbers and tests.';
 
 
-create or replace function cardinal.anomalies_reference_of_0017(
+create or replace function cardinal.exposure_anomalies_reference(
     app          text,
     from_date    date,
     to_date      date,
@@ -488,8 +488,8 @@ as $function$
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(anomalies_reference_of_0017.from_date, anomalies_reference_of_0017.to_date)
-          and (anomalies_reference_of_0017.app is null or a.name = anomalies_reference_of_0017.app)
+        where cardinal.check_report_range(exposure_anomalies_reference.from_date, exposure_anomalies_reference.to_date)
+          and (exposure_anomalies_reference.app is null or a.name = exposure_anomalies_reference.app)
     ),
     -- Every message event of the range, read once.
     in_range as materialized (
@@ -498,14 +498,14 @@ as $function$
         from target as t
         join cardinal.identified_events as e on e.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
-        where (anomalies_reference_of_0017.campaign is null or e.campaign_id = anomalies_reference_of_0017.campaign)
-          and (anomalies_reference_of_0017.canvas is null or e.canvas_id = anomalies_reference_of_0017.canvas)
+        where (exposure_anomalies_reference.campaign is null or e.campaign_id = exposure_anomalies_reference.campaign)
+          and (exposure_anomalies_reference.canvas is null or e.canvas_id = exposure_anomalies_reference.canvas)
           and e.type in ('send', 'impression', 'click', 'dismissal')
-          and (anomalies_reference_of_0017.include_test or not e.test)
-          and e.time >= (anomalies_reference_of_0017.from_date - 1)::timestamp at time zone 'UTC'
-          and e.time < (anomalies_reference_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+          and (exposure_anomalies_reference.include_test or not e.test)
+          and e.time >= (exposure_anomalies_reference.from_date - 1)::timestamp at time zone 'UTC'
+          and e.time < (exposure_anomalies_reference.to_date + 2)::timestamp at time zone 'UTC'
           and (e.time at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
-              between anomalies_reference_of_0017.from_date and anomalies_reference_of_0017.to_date
+              between exposure_anomalies_reference.from_date and exposure_anomalies_reference.to_date
     ),
 
     -- The campaigns and canvases with clicks or dismissals in the range: a few rows, materialized so that
@@ -545,7 +545,7 @@ as $function$
                            and coalesce(e.campaign_id, '') = coalesce(c.campaign_id, '')
                            and coalesce(e.canvas_id, '') = coalesce(c.canvas_id, '')
                 where e.type in ('impression', 'send')
-                  and e.time < (anomalies_reference_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+                  and e.time < (exposure_anomalies_reference.to_date + 2)::timestamp at time zone 'UTC'
                 group by e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.user_key
             ) as u
             window per_source_user as (partition by u.app_id, u.campaign_id, u.canvas_id, u.canvas_step_id,
@@ -657,13 +657,13 @@ as $function$
             ) as raw
             left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
             where r.code = 'control_interaction'
-              and r.received_at >= (anomalies_reference_of_0017.from_date - 1)::timestamp at time zone 'UTC'
-              and r.received_at < (anomalies_reference_of_0017.to_date + 2)::timestamp at time zone 'UTC'
+              and r.received_at >= (exposure_anomalies_reference.from_date - 1)::timestamp at time zone 'UTC'
+              and r.received_at < (exposure_anomalies_reference.to_date + 2)::timestamp at time zone 'UTC'
               and (r.received_at at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
-                  between anomalies_reference_of_0017.from_date and anomalies_reference_of_0017.to_date
-              and (anomalies_reference_of_0017.campaign is null or raw.campaign_id = anomalies_reference_of_0017.campaign)
-              and (anomalies_reference_of_0017.canvas is null or raw.canvas_id = anomalies_reference_of_0017.canvas)
-              and (anomalies_reference_of_0017.include_test or not raw.test)
+                  between exposure_anomalies_reference.from_date and exposure_anomalies_reference.to_date
+              and (exposure_anomalies_reference.campaign is null or raw.campaign_id = exposure_anomalies_reference.campaign)
+              and (exposure_anomalies_reference.canvas is null or raw.canvas_id = exposure_anomalies_reference.canvas)
+              and (exposure_anomalies_reference.include_test or not raw.test)
             group by t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
                      raw.sdk_version, raw.app_version
         ) as both_sources
@@ -758,14 +758,14 @@ as $function$
     from users_in_several_arms
     where users > 0;
 $function$;
-alter function cardinal.anomalies_reference_of_0017(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.anomalies_reference_of_0017(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.anomalies_reference_of_0017(text, date, date, boolean, text, text) is
-    'anomalies_of_0017 computed from the raw events (identified_events, 0032) without the report state, for '
+alter function cardinal.exposure_anomalies_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.exposure_anomalies_reference(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.exposure_anomalies_reference(text, date, date, boolean, text, text) is
+    'exposure_anomalies_from_user_state computed from the raw events (identified_events, 0032) without the report state, for '
     'anomalies_reference. Same arguments and rows.';
 
 
--- The raw message events of one app that anomalies_since_0027 reads for its reference: from 7 report days
+-- The raw message events of one app that logging_anomalies_from_source reads for its reference: from 7 report days
 -- before the range to its end, with their report day in the campaign's time zone, or the app's.
 create or replace function cardinal.anomaly_reference_events(
     app_id           bigint,
@@ -825,7 +825,7 @@ grant execute on function cardinal.anomaly_reference_events(bigint, text, text, 
 comment on function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text) is
     'The message events (sends, impressions, clicks, dismissals) of one app from 7 report days before the '
     'range to its end, with the day in the campaign''s report time zone or the app''s, narrowed to a campaign '
-    'or canvas when given and without test events unless include_test: the raw source of anomalies_since_0027 '
+    'or canvas when given and without test events unless include_test: the raw source of logging_anomalies_from_source '
     'for anomalies_reference (0075). Not inlined, so that the report state''s path does not plan it.';
 
 
@@ -901,16 +901,49 @@ comment on function cardinal.unique_impressions_reference_part_days(bigint, text
     'not plan it.';
 
 
-CREATE OR REPLACE FUNCTION cardinal.unique_impressions_reference_of_0029(app text, from_date date, to_date date, include_test boolean DEFAULT false, campaign text DEFAULT NULL::text, by text DEFAULT NULL::text)
- RETURNS TABLE(app_name text, campaign_id text, canvas_id text, canvas_step_id text, variant_id text, channel text, breakdown text, impressions bigint, unique_impressions bigint, unique_daily_impressions bigint, unique_recipients bigint, clicks bigint, unique_clicks bigint, dismissals bigint, unique_dismissals bigint, click_rate double precision, unique_click_rate double precision, dismissal_rate double precision, unique_dismissal_rate double precision, direct_opens bigint, unique_direct_opens bigint, influenced_opens bigint, total_opens bigint, direct_open_rate double precision, total_open_rate double precision)
- LANGUAGE sql
- STABLE
- SET jit TO 'off'
-AS $function$
+create or replace function cardinal.unique_impressions_reference_unsplit(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns table (
+        app_name                 text,
+        campaign_id              text,
+        canvas_id                text,
+        canvas_step_id           text,
+        variant_id               text,
+        channel                  text,
+        breakdown                text,
+        impressions              bigint,
+        unique_impressions       bigint,
+        unique_daily_impressions bigint,
+        unique_recipients        bigint,
+        clicks                   bigint,
+        unique_clicks            bigint,
+        dismissals               bigint,
+        unique_dismissals        bigint,
+        click_rate               double precision,
+        unique_click_rate        double precision,
+        dismissal_rate           double precision,
+        unique_dismissal_rate    double precision,
+        direct_opens             bigint,
+        unique_direct_opens      bigint,
+        influenced_opens         bigint,
+        total_opens              bigint,
+        direct_open_rate         double precision,
+        total_open_rate          double precision
+    )
+    language sql
+    stable
+    set jit = off
+as $function$
     with scoped as (
         select a.name as app_name, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.channel, e.type,
                e.user_key, local.day,
-               case unique_impressions_reference_of_0029.by
+               case unique_impressions_reference_unsplit.by
                    when 'day' then to_char(local.day, 'YYYY-MM-DD')
                    when 'platform' then e.platform
                    when 'sdk_version' then e.sdk_version
@@ -922,17 +955,17 @@ AS $function$
         cross join lateral (
             select (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
         ) as local
-        where cardinal.check_report_range(unique_impressions_reference_of_0029.from_date, unique_impressions_reference_of_0029.to_date)
-          and cardinal.check_report_dimension(unique_impressions_reference_of_0029.by)
-          and (unique_impressions_reference_of_0029.app is null or a.name = unique_impressions_reference_of_0029.app)
+        where cardinal.check_report_range(unique_impressions_reference_unsplit.from_date, unique_impressions_reference_unsplit.to_date)
+          and cardinal.check_report_dimension(unique_impressions_reference_unsplit.by)
+          and (unique_impressions_reference_unsplit.app is null or a.name = unique_impressions_reference_unsplit.app)
           and (e.campaign_id is not null or e.canvas_step_id is not null)
-          and (unique_impressions_reference_of_0029.campaign is null or e.campaign_id = unique_impressions_reference_of_0029.campaign)
+          and (unique_impressions_reference_unsplit.campaign is null or e.campaign_id = unique_impressions_reference_unsplit.campaign)
           and e.type in ('send', 'impression', 'click', 'dismissal')
           and not e.control
-          and (unique_impressions_reference_of_0029.include_test or not e.test)
-          and e.time >= (unique_impressions_reference_of_0029.from_date - 1)::timestamp at time zone 'UTC'
-          and e.time < (unique_impressions_reference_of_0029.to_date + 2)::timestamp at time zone 'UTC'
-          and local.day between unique_impressions_reference_of_0029.from_date and unique_impressions_reference_of_0029.to_date
+          and (unique_impressions_reference_unsplit.include_test or not e.test)
+          and e.time >= (unique_impressions_reference_unsplit.from_date - 1)::timestamp at time zone 'UTC'
+          and e.time < (unique_impressions_reference_unsplit.to_date + 2)::timestamp at time zone 'UTC'
+          and local.day between unique_impressions_reference_unsplit.from_date and unique_impressions_reference_unsplit.to_date
     ),
     -- 0016's counts, with the influenced opens of push rows beside them.
     counted as (
@@ -955,12 +988,12 @@ AS $function$
     opened as (
         select c.*, case when c.channel = 'push' then coalesce(p.influenced_opens, 0) end as influenced
         from counted as c
-        left join cardinal.push_opens_reference(unique_impressions_reference_of_0029.app,
-                                                unique_impressions_reference_of_0029.from_date,
-                                                unique_impressions_reference_of_0029.to_date,
-                                                unique_impressions_reference_of_0029.include_test,
-                                                unique_impressions_reference_of_0029.campaign,
-                                                unique_impressions_reference_of_0029.by) as p
+        left join cardinal.push_opens_reference(unique_impressions_reference_unsplit.app,
+                                                unique_impressions_reference_unsplit.from_date,
+                                                unique_impressions_reference_unsplit.to_date,
+                                                unique_impressions_reference_unsplit.include_test,
+                                                unique_impressions_reference_unsplit.campaign,
+                                                unique_impressions_reference_unsplit.by) as p
             on c.channel = 'push'
            and p.app_name = c.app_name
            and p.campaign_id is not distinct from c.campaign_id
@@ -985,8 +1018,8 @@ AS $function$
     from opened
     order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
 $function$;
-alter function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.unique_impressions_reference_of_0029(text, date, date, boolean, text, text) is
+alter function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) is
     'The reference unique-impressions report of 0029 over raw events: no breakdown, or by day, platform, '
     'sdk_version or app_version. unique_impressions_reference calls it for those.';

@@ -90,7 +90,7 @@ begin
         )
         select array_agg(device_id) into unlinked from deleted;
 
-        audit := cardinal.erase_identity_of_0022(target_app, kind, identity, false);
+        audit := cardinal.erase_identity_events(target_app, kind, identity, false);
         audit.report_user_state := audit.report_user_state + forgotten.report_user_state;
         audit.report_session_state := audit.report_session_state + forgotten.report_session_state;
         audit.report_conversion_state := audit.report_conversion_state + forgotten.report_conversion_state;
@@ -147,13 +147,18 @@ comment on function cardinal.erase_identity(bigint, text, text, boolean) is
     'own. SECURITY INVOKER: for members of cardinal_owner.';
 
 
-CREATE OR REPLACE FUNCTION cardinal.erase_identity_of_0022(app_id bigint, kind text, identity text, dry_run boolean DEFAULT false)
- RETURNS cardinal.erasures
- LANGUAGE plpgsql
- SET search_path TO 'pg_catalog', 'pg_temp'
-AS $function$
+create or replace function cardinal.erase_identity_events(
+    app_id  bigint,
+    kind    text,
+    identity text,
+    dry_run boolean default false
+)
+    returns cardinal.erasures
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
 declare
-    target_app constant bigint := erase_identity_of_0022.app_id;
+    target_app constant bigint := erase_identity_events.app_id;
     audit        cardinal.erasures;
     -- The report identities whose state the erased events fed: user keys (events.user_key).
     affected     text[];
@@ -300,8 +305,8 @@ begin
     return audit;
 end
 $function$;
-alter function cardinal.erase_identity_of_0022(bigint, text, text, boolean) owner to cardinal_owner;
-revoke all on function cardinal.erase_identity_of_0022(bigint, text, text, boolean) from public;
-comment on function cardinal.erase_identity_of_0022(bigint, text, text, boolean) is
+alter function cardinal.erase_identity_events(bigint, text, text, boolean) owner to cardinal_owner;
+revoke all on function cardinal.erase_identity_events(bigint, text, text, boolean) from public;
+comment on function cardinal.erase_identity_events(bigint, text, text, boolean) is
     '0022''s erase_identity under its new name: erase_identity (0032) runs it after taking the identity''s '
     'links out of the report state.';

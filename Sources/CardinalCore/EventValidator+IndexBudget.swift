@@ -119,7 +119,7 @@ struct IndexEntryText: Equatable {
         value.map { Field(name: name, bytes: $0.utf8.count) }
     }
 
-    /// The columns of `report_rows.row_key` (0025's `report_row_key`) as `quote_nullable` writes them: in
+    /// The columns of `report_rows.row_key` (`report_row_key`) as `quote_nullable` writes them: in
     /// quotes, a `'` or `\` doubled, and an `E` before a text with a `\`.
     private static func quotedRowKey(of event: Event) -> [Field?] {
         func quoted(_ name: String, _ value: String?) -> Field? {

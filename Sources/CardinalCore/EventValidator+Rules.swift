@@ -55,7 +55,7 @@ extension EventValidator {
         }
     }
 
-    /// A session start is an app open: it names no variant, message or button (0029's CHECK).
+    /// A session start is an app open: it names no variant, message or button (a CHECK of `events`).
     func checkSessionStart(_ event: Event) throws(ValidationFailure) {
         guard event.type == .sessionStart else { return }
         let given: [(EventField, String?)] = [(.variantID, event.variantID), (.messageID, event.messageID), (.buttonID, event.buttonID)]

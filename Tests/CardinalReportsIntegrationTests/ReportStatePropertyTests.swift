@@ -171,16 +171,16 @@ import TestSupport
             )
         }
 
-        /// The kinds of 0017 without test events from counts (0069) against the same read from the per-user state
-        /// (0057's body, exact by the comparisons with the reference), pending events included.
+        /// The exposure findings without test events from the counts against the same read from the per-user state
+        /// (exact by the comparisons with the reference), pending events included.
         func anomaliesFromCounts(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
             let last = Int.random(in: first..<61, using: &generator)
             let campaign = generator.pick([nil, nil] + RandomWorkload.campaigns)
             let canvas: String? = campaign == nil && first % 3 == 0 ? RandomWorkload.canvas : nil
             return try differences(
-                state: "cardinal.anomalies_of_0017_from_counts($1, $2, $3, $4, $5)",
-                reference: "cardinal.anomalies_of_0017($1, $2, $3, false, $4, $5)",
+                state: "cardinal.exposure_anomalies_from_counts($1, $2, $3, $4, $5)",
+                reference: "cardinal.exposure_anomalies_from_user_state($1, $2, $3, false, $4, $5)",
                 [app, baseDay.adding(days: first), baseDay.adding(days: last), campaign, canvas]
             )
         }

@@ -15,7 +15,11 @@ import TestSupport
         ).filter { $0.pathExtension == "sql" }.map(\.lastPathComponent).sorted()
     }
 
-    @Test("On a terminal, cardinal migrate shows each migration as it is applied, then clears the line")
+    private static func codeFileCount() throws -> Int {
+        try TestDatabase.migrationDirectory.loadCode().count
+    }
+
+    @Test("On a terminal, cardinal migrate shows each migration and then the code files as applied, then clears the line")
     func migrateOnATerminal() throws {
         let database = try TestDatabase(prefix: "e2e_progress")
         defer { database.drop() }
@@ -28,8 +32,11 @@ import TestSupport
         for (index, file) in files.enumerated() {
             #expect(screen.contains("\(Self.redraw)migrate: applying \(file), \(index + 1) of \(files.count)…"), "\(file)")
         }
+        let codeProgress = "\(Self.redraw)migrate: applying the \(try Self.codeFileCount()) code files…"
         let lastProgress = try #require(screen.range(of: "applying \(files.last ?? ""), \(files.count) of \(files.count)…"))
-        #expect(screen[lastProgress.upperBound...].hasPrefix("\(Self.redraw)migrate: applied \(files[0])"),
+        #expect(screen[lastProgress.upperBound...].hasPrefix(codeProgress))
+        let codeLine = try #require(screen.range(of: codeProgress))
+        #expect(screen[codeLine.upperBound...].hasPrefix("\(Self.redraw)migrate: applied \(files[0])"),
                 "the line is cleared before the summary")
     }
 
@@ -42,7 +49,8 @@ import TestSupport
         let result = try CardinalCLI.run(["migrate", "--database-url", database.url])
 
         #expect(result.exitStatus == 0)
-        #expect(result.standardError == files.map { "migrate: applied \($0)\n" }.joined())
+        #expect(result.standardError == files.map { "migrate: applied \($0)\n" }.joined()
+                    + "migrate: applied the \(try Self.codeFileCount()) code files\n")
         #expect(result.standardOutput.isEmpty)
     }
 

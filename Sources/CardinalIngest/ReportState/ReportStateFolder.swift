@@ -3,7 +3,7 @@ import Foundation
 import PostgresClient
 
 /// Folds the events the writers stored into the report state, every `interval`, on a thread and a database
-/// connection of its own (SQL/migrations/0015_report_state.sql, 0021_report_state_watermark.sql). Ingest never
+/// connection of its own (the report state of `SQL/code/050`–`080`). Ingest never
 /// waits for it: the writers only store, the fold finds what they stored since its last watermark, and the
 /// reports count those unfolded events too, so a slow fold costs report speed, not freshness. Several daemons may run one each; the database lets one fold at a time.
 final class ReportStateFolder: Sendable {

@@ -7,7 +7,7 @@ import Foundation
 /// The spool does not keep the id of the request that carried an event, so an event the database refuses at
 /// replay is stored as a rejection under a request id that names its record instead,
 /// `spool-<segment>-<offset>-<when spooled, µs since 1970>`, at its position in the record. The same record
-/// replayed again (after a crash) makes the same id, so its rejection is stored once (0024); the spool time
+/// replayed again (after a crash) makes the same id, so its rejection is stored once; the spool time
 /// tells apart records of segments numbered again after the spool emptied.
 struct ReplayedRecord: BisectableItem {
     let batch: SpooledBatch

@@ -101,7 +101,7 @@ public struct CampaignSettingsStore {
     /// campaign.
     ///
     /// One query, the further conversion events of each campaign as a JSON array beside its settings: a query per
-    /// campaign made a report of one campaign of a 50-campaign app wait on 51 round trips (0061's profile).
+    /// campaign made a report of one campaign of a 50-campaign app wait on 51 round trips.
     private static func read(
         on connection: PostgresConnection, app: String?, campaignID: String?
     ) throws -> [CampaignSettings] {

@@ -1,5 +1,5 @@
 /// How long after a push send an app open without a direct open counts as an influenced open of the push:
-/// 1 minute to 7 days in whole seconds, the range `campaign_settings.influenced_open_window` accepts (0029).
+/// 1 minute to 7 days in whole seconds, the range `campaign_settings.influenced_open_window` accepts.
 public struct InfluencedOpenWindow: BoundedSettingDuration {
     public let seconds: Int
 

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What one erasure removed, table by table: the audit row of `cardinal.erasures` (0022), or for a dry run the
+/// What one erasure removed, table by table: the audit row of `cardinal.erasures`, or for a dry run the
 /// same counts with nothing removed and no row written.
 public struct ErasureRecord: Sendable, Equatable {
     /// The audit row's id; `nil` for a dry run.

@@ -1,7 +1,7 @@
 import Foundation
 public import PostgresClient
 
-/// Erases identities from an app with `cardinal.erase_identity` (0022): their events, rejected events and
+/// Erases identities from an app with `cardinal.erase_identity`: their events, rejected events and
 /// report state, one transaction per identity, each leaving an audit row that keeps only a salted hash.
 public struct IdentityEraser {
     private let connection: PostgresConnection

@@ -18,7 +18,7 @@ enum RejectionColumns {
     static let copyIntoStaging = "copy \(stagingTable) (\(list)) from stdin"
 
     /// A rejection already stored under its request id and position (a batch replayed from the spool after a
-    /// crash) is skipped (0024). The staged rows leave the staging table as they are read, as in
+    /// crash) is skipped. The staged rows leave the staging table as they are read, as in
     /// ``EventColumns/insertFromStaging``.
     static let insertFromStaging = """
         with staged as (

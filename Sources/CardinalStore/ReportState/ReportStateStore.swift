@@ -1,7 +1,7 @@
 import Foundation
 public import PostgresClient
 
-/// The report state of `SQL/migrations/0015_report_state.sql` and `0021_report_state_watermark.sql`: folding the
+/// The report state (`SQL/code/050`–`080`, docs/report-state.md): folding the
 /// stored events into it, how far the fold lags behind ingest, and rebuilding an app's or a campaign's state from its raw events.
 public struct ReportStateStore {
     private let connection: PostgresConnection
@@ -12,8 +12,8 @@ public struct ReportStateStore {
     }
 
     /// Folds the unfolded events into the state, in one repeatable-read transaction: every event stored since the
-    /// last fold, and the re-queued ones (of a queue longer than a million, those of one part of the users: 0064,
-    /// see ``queuedEvents()``).
+    /// last fold, and the re-queued ones (of a queue longer than a million, those of one part of the users, see
+    /// ``queuedEvents()``).
     /// - Returns: how many events were folded, or `nil` when another fold or a rebuild holds the state lock.
     /// - Throws: `PostgresError`; `.serializationFailure` when a rebuild raced the fold (nothing was folded:
     ///   call again).
@@ -26,7 +26,7 @@ public struct ReportStateStore {
     /// What is waiting for the fold. Throws when the fold's watermark counts in another cluster's transaction ids
     /// (a logical dump restored here), which no fold would ever pass: see `cardinal.rebase_report_state_watermark()`.
     public func backlog() throws -> ReportStateBacklog {
-        // A watermark of another cluster's ids makes the backlog look empty forever; this raises instead (0070).
+        // A watermark of another cluster's ids makes the backlog look empty forever; this raises instead.
         try connection.execute("select cardinal.check_report_fold_watermark()")
         let row = try connection.query(
             """

@@ -1,4 +1,4 @@
-/// The two halves of `cardinal.anomalies` (`SQL/migrations/0083_anomalies_in_two_halves.sql`): they read
+/// The two halves of `cardinal.anomalies` (`SQL/code/100_anomalies.sql`): they read
 /// different report state, so two connections can compute them at once, on one snapshot (``ReportSnapshot``):
 /// `control_impressions_missing` is judged in both, for a group and for a whole campaign.
 public enum AnomaliesHalf: Sendable {

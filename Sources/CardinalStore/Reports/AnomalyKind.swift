@@ -1,4 +1,4 @@
-/// The kinds of integration-health findings (issue 4, `SQL/migrations/0011_anomalies.sql`).
+/// The kinds of integration-health findings (`SQL/code/100_anomalies.sql`).
 public enum AnomalyKind: String, Sendable, CaseIterable {
     /// Unique dismissals exceed unique impressions in a group.
     case dismissalsExceedImpressions = "dismissals_exceed_impressions"

@@ -4,7 +4,7 @@ public struct ControlArmRow: Sendable, Equatable {
     public var app: String
     /// The campaign; in a canvas report (``isCanvas``) the canvas, whose id also keys its settings.
     public var campaignID: String
-    /// Whether the row is an arm of a canvas (`control_arms(canvas => …)`, 0034) rather than of a campaign.
+    /// Whether the row is an arm of a canvas (`control_arms(canvas => …)`) rather than of a campaign.
     public var isCanvas: Bool
     /// The conversion event counted; `nil` when the campaign has none.
     public var conversionEvent: String?

@@ -1,4 +1,4 @@
-/// The push columns of a unique-impressions row (0029), given together: a push row has all of them, a row of
+/// The push columns of a unique-impressions row, given together: a push row has all of them, a row of
 /// another channel none.
 public struct PushOpens: Sendable, Equatable {
     /// Direct opens: the push clicks.

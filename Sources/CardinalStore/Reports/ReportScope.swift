@@ -1,6 +1,6 @@
 /// What a report covers: which app and campaign, which report days, and whether test events count.
 ///
-/// The arguments every report function of `SQL/migrations/0010`–`0012` takes.
+/// The arguments every report function takes (`SQL/code/090`–`120`).
 public struct ReportScope: Sendable, Equatable {
     /// The app's name; `nil` for every app.
     public var app: String?

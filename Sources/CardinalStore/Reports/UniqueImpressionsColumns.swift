@@ -2,7 +2,7 @@ extension UniqueImpressionsRow {
     /// The columns of the unique-impressions report, in the order of the SQL select, the JSON members and the
     /// table: the one place where a column's SQL result name, JSON name and `report_unique_impressions` column
     /// are written down. `canvas_id` is not in the JSON contract; the breakdown is not stored (runs have none).
-    /// The push columns (0029) come last, so that readers of the older columns by position keep working.
+    /// The push columns come last, so that readers of the older columns by position keep working.
     public static let columns = ReportColumns<UniqueImpressionsRow>([
         .text("app", result: "app_name", \.app),
         .text("campaign_id", \.campaignID),

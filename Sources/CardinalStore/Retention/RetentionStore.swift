@@ -2,7 +2,7 @@ import Foundation
 public import PostgresClient
 
 /// Applies the retention (`settings.retention_days`): drops the expired partitions of `cardinal.events`, whose
-/// apps get their report state rebuilt (0018), and deletes expired rejected events (0022); or lists what would go.
+/// apps get their report state rebuilt, and deletes expired rejected events; or lists what would go.
 public struct RetentionStore {
     private let connection: PostgresConnection
 

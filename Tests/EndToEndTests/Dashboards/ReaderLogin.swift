@@ -3,7 +3,7 @@ import PostgresClient
 import TestSupport
 
 /// A login role that is a member of `cardinal_reader` and nothing else, as an operator makes for Grafana
-/// (SQL/migrations/0001_roles.sql): the dashboards' queries run with exactly the reader's privileges.
+/// (SQL/README.md, Roles): the dashboards' queries run with exactly the reader's privileges.
 final class ReaderLogin {
     let name: String
     /// The database's URL with this role as the user.

@@ -3,7 +3,7 @@ import CardinalStore
 import Foundation
 import PostgresClient
 
-/// `cardinal state …`: the report state the reports read (SQL/migrations/0015_report_state.sql).
+/// `cardinal state …`: the report state the reports read (SQL/code/050–080).
 enum StateCommand {
     static let tree = CommandTree.group(
         "state",
