@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs Cardinal for running as a service: the two executables, the migrations where `cardinal migrate`
-# finds them without a checkout, the systemd units (with the installed paths filled in) and the example
-# configuration. `make install` builds the release binaries and calls this; a test calls it on the debug build.
+# Installs Cardinal for running as a service: the two executables, the SQL (migrations and code files) where
+# `cardinal migrate` finds them without a checkout, the systemd units (with the installed paths filled in) and
+# the example configuration. `make install` builds the release binaries and calls this; a test calls it on the
+# debug build.
 #
 # Variables (the Makefile passes its own of the same names):
 #   BIN_DIR     folder holding the built `cardinal` and `cardinald` (required; `swift build -c release --show-bin-path`)
@@ -32,7 +33,7 @@ for name in cardinal cardinald; do
     fi
 done
 
-echo "install: binaries, migrations and units under ${DESTDIR}${PREFIX}" >&2
+echo "install: binaries, SQL and units under ${DESTDIR}${PREFIX}" >&2
 install -d "$DESTDIR$BINDIR" "$DESTDIR$DATADIR/cardinal/migrations" "$DESTDIR$DATADIR/cardinal/code" "$DESTDIR$UNITDIR"
 install -m 0755 "$BIN_DIR/cardinal" "$BIN_DIR/cardinald" "$DESTDIR$BINDIR/"
 
