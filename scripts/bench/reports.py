@@ -23,7 +23,9 @@ costs once the state holds millions of users.
 The figures go as JSON to bench-results/reports-<timestamp>.json (the path is printed at the end).
 
 Knobs (environment): BENCH_REPORT_EVENTS (10000000), BENCH_RUNS (3, runs per figure), BENCH_RESEED (1 seeds
-again even when the database holds the requested events), BENCH_REPORT_SLOW (15: a command slower than this
+again even when the database holds the requested events), BENCH_LEGACY (1: a fresh database is first built
+by migrations 0001-0083 from the git history, as releases before the baseline built it, and then upgraded
+by this release's migrate: the upgrade path measured), BENCH_REPORT_SLOW (15: a command slower than this
 many seconds on its first timed run is not repeated, so that a slow naive query cannot blow the time budget;
 the table says how many runs each figure has; a CLI command runs at least twice: its first run, timed apart,
 then the runs of its median), BENCH_REPORT_DATABASE (cardinal_bench_reports), BENCH_FOLD_EVENTS
@@ -48,6 +50,9 @@ from bench import REPO, admin_url, database_url, psql, sh, summary
 EVENTS = int(os.environ.get("BENCH_REPORT_EVENTS", "10000000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 RESEED = os.environ.get("BENCH_RESEED", "0") == "1"
+# The last commit whose SQL/migrations held the files 0001-0083 (tagged sql-legacy-0083), for BENCH_LEGACY=1.
+LEGACY_COMMIT = "8d5520e02035f28dd57b0185f601a75c23958739"
+LEGACY = os.environ.get("BENCH_LEGACY", "0") == "1"
 SLOW_SECONDS = float(os.environ.get("BENCH_REPORT_SLOW", "15"))
 DATABASE = os.environ.get("BENCH_REPORT_DATABASE", "cardinal_bench_reports")
 FOLD_EVENTS = int(os.environ.get("BENCH_FOLD_EVENTS", "16000"))
@@ -93,6 +98,8 @@ def seed(bin_dir, url):
     log(f"seeding {DATABASE} with {EVENTS:,} events, report days {from_date} to {to_date}")
     psql(admin_url(), f"drop database if exists {DATABASE} with (force)")
     psql(admin_url(), f"create database {DATABASE}")
+    if LEGACY:
+        migrate_as_legacy_release(bin_dir, url)
     sh(f"{bin_dir}/cardinal", "migrate", "--database-url", url)
     started = time.monotonic()
     sh("psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-v", f"events={EVENTS}", "-v", f"from_date={from_date}",
@@ -100,6 +107,18 @@ def seed(bin_dir, url):
     seconds = time.monotonic() - started
     log(f"seeded in {seconds:.0f} s")
     return {"reused": False, "seconds": seconds, "from_date": from_date, "to_date": to_date}
+
+
+def migrate_as_legacy_release(bin_dir, url):
+    """Builds the schema with migrations 0001-0083 as the releases before the baseline did, so that the
+    `cardinal migrate` after it upgrades that database in place (BENCH_LEGACY=1)."""
+    folder = os.path.join(REPO, ".build", "bench-legacy")
+    sh("rm", "-rf", folder)
+    os.makedirs(os.path.join(folder, "code"))
+    sh("sh", "-c", f"git -C {REPO} archive {LEGACY_COMMIT} SQL/migrations | tar -x -C {folder}")
+    log("building the schema with the legacy migrations 0001-0083, then upgrading it")
+    sh(f"{bin_dir}/cardinal", "migrate", "--database-url", url,
+       "--migrations-dir", os.path.join(folder, "SQL", "migrations"), "--code-dir", os.path.join(folder, "code"))
 
 
 def state_sizes(url):
