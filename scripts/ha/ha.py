@@ -16,8 +16,8 @@ Starts, in .data/ha (its own ports, nothing shared with scripts/db.sh's cluster)
 
 Then, under load from retrying clients through HAProxy (scripts/faults/faults.py's Load), the faults of HA_FAULTS:
   kill-postgres   kill -9 of the primary's postmaster (Patroni restarts it, or fails over)
-  kill-patroni    kill -9 of the primary's Patroni, restarted HA_PATRONI_RESTART_SECONDS (15) later, past the
-                  leader key's ttl (10 s): a standby is promoted while the old primary still runs
+  kill-patroni    kill -9 of the primary's Patroni, restarted HA_PATRONI_RESTART_SECONDS (25) later, past the
+                  leader key's ttl (20 s): a standby is promoted while the old primary still runs
   switchover      `patronictl switchover` to the other synchronous standby candidate
   kill-daemon     kill -9 of one cardinald, restarted 1 s later (systemd's Restart=on-failure)
   rolling-restart each daemon in turn: drained in HAProxy, SIGTERM, restarted, back in HAProxy
@@ -32,7 +32,7 @@ Exit status 1 on any lost or duplicated acknowledged event, a state that differs
 differs on a standby, or a restore whose reports differ. Everything started here is stopped at the end, on
 SIGINT/SIGTERM, and after HA_TIMEOUT seconds (1800) whatever happens.
 
-Environment: BIN_DIR (release binaries, set by the Makefile), HA_FAULTS (comma-separated), HA_CLIENTS (4),
+Environment: BIN_DIR (release binaries, set by the Makefile), HA_FAULTS (comma-separated), HA_CLIENTS (3),
 HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP (comma-separated among
 standby-reads, restore, pgbouncer).
 """
@@ -67,10 +67,10 @@ MULTI_HOST = ",".join(f"127.0.0.1:{port}" for port, _ in NODES.values())
 PRIMARY_URL = f"postgresql://postgres@{MULTI_HOST}/cardinal?target_session_attrs=read-write"
 FAULTS = os.environ.get("HA_FAULTS", "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
 SKIP = set(filter(None, os.environ.get("HA_SKIP", "").split(",")))
-PATRONI_RESTART = float(os.environ.get("HA_PATRONI_RESTART_SECONDS", "15"))
+PATRONI_RESTART = float(os.environ.get("HA_PATRONI_RESTART_SECONDS", "25"))
 CUT_SECONDS = float(os.environ.get("HA_CUT_SECONDS", "20"))
 TIMEOUT = float(os.environ.get("HA_TIMEOUT", "1800"))
-faults.CLIENTS = int(os.environ.get("HA_CLIENTS", "4"))
+faults.CLIENTS = int(os.environ.get("HA_CLIENTS", "3"))
 faults.BATCH = int(os.environ.get("HA_BATCH", "50"))
 POSTGRES = pwd.getpwnam("postgres")
 
@@ -207,6 +207,7 @@ def teardown():
     for name in list(processes.running):
         processes.stop(name)
     subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=False, stderr=subprocess.DEVNULL)
+    unreserve_ports()
 
 
 # --- helpers -----------------------------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ def wait_for(what, predicate, timeout=120, interval=0.2):
         try:
             if predicate():
                 return
-        except (OSError, http.client.HTTPException, ValueError, subprocess.SubprocessError):
+        except (OSError, http.client.HTTPException, ValueError, KeyError, RuntimeError, subprocess.SubprocessError):
             pass
         time.sleep(interval)
     raise SystemExit(f"ha: gave up waiting for {what} after {timeout:g} s (logs in {LOG})")
@@ -293,7 +294,35 @@ def metric_sum(name):
 
 # --- the topology ------------------------------------------------------------------------------------------------
 
+RESERVED_PORTS = "/proc/sys/net/ipv4/ip_local_reserved_ports"
+reserved_before = None
+
+
+def all_ports():
+    return [52379, 52380, *[p for pair in NODES.values() for p in pair], *DAEMONS.values(), 58093, HAPROXY_PORT,
+            HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT, PGBOUNCER_PORT, RESTORE_PORT]
+
+
+def reserve_ports():
+    """Keeps the kernel from handing this run's ports to outgoing connections as their source port (they lie in
+    the ephemeral range, 32768–60999): a first run failed when HAProxy's 55440 was some client's source port.
+    Restored in the teardown."""
+    global reserved_before
+    with open(RESERVED_PORTS) as f:
+        reserved_before = f.read().strip()
+    ports = ",".join(filter(None, [reserved_before, *map(str, all_ports())]))
+    with open(RESERVED_PORTS, "w") as f:
+        f.write(ports)
+
+
+def unreserve_ports():
+    if reserved_before is not None:
+        with open(RESERVED_PORTS, "w") as f:
+            f.write(reserved_before or "\n")
+
+
 def prepare():
+    reserve_ports()
     # The postgres user must reach .data/ha: as scripts/db.sh does, only the search bit on the folders above.
     directory = REPO
     while directory != "/":
@@ -311,12 +340,11 @@ def prepare():
     for directory in [HA, RUN, LOG, os.path.join(HA, "backrest")]:
         os.chown(directory, POSTGRES.pw_uid, POSTGRES.pw_gid)
     os.chmod(RUN, 0o700)
-    for name in ["etcd.yml", "haproxy.cfg", "pgbackrest.conf", "pgbouncer.ini", *[f"patroni-{n}.yml" for n in NODES]]:
+    for name in ["etcd.yml", "haproxy.cfg", "haproxy-503.http", "pgbackrest.conf", "pgbouncer.ini", *[f"patroni-{n}.yml" for n in NODES]]:
         render(name)
     with open(os.path.join(CONF, "pgbouncer-users.txt"), "w") as f:
         f.write('"postgres" ""\n')
-    for port in [52379, 52380, *[p for pair in NODES.values() for p in pair], *DAEMONS.values(), HAPROXY_PORT,
-                 HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT, PGBOUNCER_PORT, RESTORE_PORT]:
+    for port in all_ports():
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 raise SystemExit(f"ha: port {port} is taken; stop what listens on it (ss -ltnp 'sport = {port}')")
@@ -390,8 +418,10 @@ def haproxy_command(command):
 
 
 def start_haproxy():
-    processes.start("haproxy", ["haproxy", "-db", "-f", os.path.join(CONF, "haproxy.cfg")])
-    wait_for("HAProxy to see both daemons up", daemons_up, timeout=60)
+    process = processes.start("haproxy", ["haproxy", "-db", "-f", os.path.join(CONF, "haproxy.cfg")])
+    wait_for("HAProxy to see both daemons up", lambda: process.poll() is not None or daemons_up(), timeout=60)
+    if process.poll() is not None:
+        raise SystemExit(f"ha: HAProxy exited {process.returncode}; see {LOG}/haproxy.log")
 
 
 def create_app(name):
@@ -476,7 +506,11 @@ class WriteProbe:
             self.stopping.wait(max(0.0, 0.5 - (time.time() - started)))
 
     def writes_back(self, since):
-        """Seconds from `since` to the first good commit after the last failed one (0 when none failed)."""
+        """Seconds from `since` to the first good commit after the last failed one (0 when none failed); waits up
+        to a minute for that commit when the last probe failed."""
+        deadline = time.time() + 60
+        while time.time() < deadline and self.results and not self.results[-1][1]:
+            time.sleep(0.2)
         self.stopping.set()
         self.thread.join()
         after = [(t, ok) for t, ok in self.results if t >= since]
@@ -506,7 +540,7 @@ def kill_patroni(case):
     processes.running[f"patroni-{old}"].wait()
     case["watch"](PATRONI_RESTART)
     case["notes"].append(f"{old}'s Patroni restarted {PATRONI_RESTART:g} s after the kill (its PostgreSQL ran on "
-                         f"meanwhile as an orphan: leader key ttl 10 s)")
+                         f"meanwhile as an orphan: leader key ttl 20 s)")
     start_patroni(old)
 
 
@@ -517,8 +551,8 @@ def switchover(case):
     result = subprocess.run(["patronictl", "-c", os.path.join(CONF, f"patroni-{old}.yml"), "switchover",
                              "--leader", old, "--candidate", candidate, "--force"], capture_output=True, text=True,
                             timeout=120)
-    case["notes"].append(f"patronictl switchover {old} → {candidate}: "
-                         + (result.stdout.strip().splitlines() or ["(no output)"])[-1][:120])
+    said = [line for line in result.stdout.splitlines() if "witch" in line] or ["(no output)"]
+    case["notes"].append(f"patronictl switchover {old} → {candidate}: {said[-1].strip()[:120]}")
     if result.returncode != 0:
         case["failures"].append("patronictl switchover failed: " + result.stderr.strip()[:200])
 
@@ -608,6 +642,36 @@ def without_volatile(value):
     return value
 
 
+def first_difference(a, b, path="$"):
+    """Where two reports' JSON first differ, as `path: a ≠ b`, or None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            found = first_difference(a.get(k), b.get(k), f"{path}.{k}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} ≠ {len(b)} items"
+        for i, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{path}: {json.dumps(a)[:80]} ≠ {json.dumps(b)[:80]}"
+
+
+def differences(reference, outputs):
+    """{label: first difference} of the reports in `outputs` that differ from `reference`."""
+    found = {}
+    for label, value in reference.items():
+        if label in outputs:
+            difference = first_difference(without_volatile(value), without_volatile(outputs[label]))
+            if difference:
+                found[label] = difference
+    return found
+
+
 def wait_folded():
     wait_for("the fold to catch up", lambda: json.loads(cardinal("state", "status", "--format", "json").stdout)
              [0]["unfolded_events"] in (0, "0"), timeout=300, interval=1)
@@ -618,7 +682,7 @@ def state_equals_rebuild(app, case):
     before, failed = report_outputs(app)
     cardinal("state", "rebuild", "--app", app, timeout=600)
     after, _ = report_outputs(app)
-    different = [label for label in before if without_volatile(before[label]) != without_volatile(after.get(label))]
+    different = differences(before, after)
     case["checks"].append("report state = rebuild from raw events" if not different and not failed else
                           f"report state differs from its rebuild in {different} {failed}")
     if different or failed:
@@ -631,10 +695,27 @@ def run_fault(name):
     case = {"case": name, "notes": [], "failures": [], "checks": []}
     peak = [0]
 
+    spooled_seen = {name: None for name in DAEMONS}  # the last value of each daemon's spooled-events counter
+    spooled = [0]
+
+    def sample_spooled():
+        """Adds up what each daemon spooled since the last look; a restarted daemon's counter starts at 0 again."""
+        for name, port in DAEMONS.items():
+            value = faults.metric(port, "cardinal_spool_appended_events_total")
+            if value is None:
+                continue
+            last = spooled_seen[name]
+            if last is not None:
+                spooled[0] += value - last if value >= last else value
+            spooled_seen[name] = value
+
     def watch(seconds):
         until = time.time() + seconds
-        while time.time() < until:
+        while True:
             peak[0] = max(peak[0], metric_sum("cardinal_spool_events"))
+            sample_spooled()
+            if time.time() >= until:
+                return
             time.sleep(0.2)
     case["watch"] = watch
     with other_lock:
@@ -643,7 +724,7 @@ def run_fault(name):
     time.sleep(3)
     acked_before = load.count()
     refused_before = load.refusals()
-    spooled_before = metric_sum("cardinal_spool_appended_events_total")
+    sample_spooled()
     probe = WriteProbe()
     started = time.time()
     FAULT_FUNCTIONS[name](case)
@@ -656,7 +737,8 @@ def run_fault(name):
     recovered = time.time() - started
     writes_back, failed_probes = probe.writes_back(started)
     acked_in_fault = load.count() - acked_before
-    spooled = metric_sum("cardinal_spool_appended_events_total") - spooled_before
+    sample_spooled()
+    spooled_total = spooled[0]
     refused = [after - before for after, before in zip(load.refusals(), refused_before)]
     slowest = load.slowest_since(started)
     time.sleep(2)
@@ -669,7 +751,7 @@ def run_fault(name):
     lost = acknowledged - distinct
     case.update({
         "app": app, "acked": len(acknowledged), "lost": len(lost), "duplicated": len(stored) - len(distinct),
-        "ok_db": max(0, acked_in_fault - spooled) // faults.BATCH, "ok_spool": spooled // faults.BATCH,
+        "ok_db": int(max(0, acked_in_fault - spooled_total) // faults.BATCH), "ok_spool": int(spooled_total // faults.BATCH),
         "refused": refused[0], "refused_no_retry_after": refused[1], "others": others, "slowest": slowest,
         "writes_back": writes_back, "failed_probes": failed_probes, "recovered": recovered,
         "old_primary": case.get("old_primary"), "new_primary": leader(), "spool_peak": int(peak[0]),
@@ -728,8 +810,8 @@ def standby_reads(app, failures):
         wait_for(f"{name} to replay up to {lsn}", lambda: replayed(port, lsn), timeout=60)
         lag = psql(node_url(port), "select coalesce(extract(epoch from now() - pg_last_xact_replay_timestamp()), 0)")
         outputs, report_failures = report_outputs(app, url=node_url(port))
-        same = [label for label in outputs if without_volatile(outputs[label]) == without_volatile(primary_outputs.get(label))]
-        different = [label for label in outputs if label not in same]
+        different = differences(primary_outputs, outputs)
+        same = [label for label in outputs if label not in different]
         lines.append(f"standby {name}: replayed to {lsn} (last replayed commit {float(lag):.1f} s old); "
                      f"{len(same)} reports equal the primary's" + (f"; DIFFERENT: {different}" if different else ""))
         for label, error in report_failures.items():
@@ -747,9 +829,11 @@ def standby_reads(app, failures):
                        ("libpq target_session_attrs=standby", f"postgresql://postgres@{MULTI_HOST}/cardinal?"
                                                                "target_session_attrs=standby")]:
         outputs, report_failures = report_outputs(app, url=url)
-        same = all(without_volatile(outputs.get(k)) == without_volatile(v) for k, v in primary_outputs.items())
+        different = differences(primary_outputs, outputs)
+        same = not different
         lines.append(f"{label}: on a standby ({psql(url, 'select pg_is_in_recovery()')}), reports "
-                     + ("equal the primary's" if same and not report_failures else f"DIFFER or fail: {report_failures}"))
+                     + ("equal the primary's" if same and not report_failures
+                        else f"DIFFER {different} or fail {report_failures}"))
         if not same or report_failures:
             failures.append(f"{label}: reports differ or fail")
     return lines
@@ -797,8 +881,8 @@ def restore_test(app, key, failures):
     if status.returncode != 0:
         failures.append("state status fails on the restored node")
     restored, restored_failures = report_outputs(app, url=url)
-    different = [k for k in at_target if without_volatile(restored.get(k)) != without_volatile(at_target[k])]
-    changed = [k for k in at_target if without_volatile(after_target.get(k)) != without_volatile(at_target[k])]
+    different = differences(at_target, restored)
+    changed = differences(at_target, after_target)
     lines.append(f"restored node: {len(at_target) - len(different)} of {len(at_target)} reports equal the original's at "
                  f"the target time ({len(changed)} of them changed on the original with the {added:,} events after it)"
                  + (f"; DIFFERENT: {different}" if different else "") + (f"; failed: {restored_failures}" if restored_failures else ""))
@@ -820,9 +904,9 @@ def pgbouncer_test(app, failures):
     for database, mode in [("cardinal", "transaction"), ("cardinal_session", "session")]:
         url = node_url(PGBOUNCER_PORT, database)
         outputs, report_failures = report_outputs(app, url=url)
-        same = all(without_volatile(outputs.get(k)) == without_volatile(v) for k, v in direct.items())
-        lines.append(f"pgbouncer {mode} mode: CLI reports " + ("equal the direct ones" if same and not report_failures
-                                                                  else f"DIFFER or fail: {report_failures}"))
+        different = differences(direct, outputs)
+        lines.append(f"pgbouncer {mode} mode: CLI reports " + ("equal the direct ones" if not different and not report_failures
+                                                                  else f"DIFFER {different} or fail {report_failures}"))
         run = cardinal("report", "run", "--app", app, url=url, check=False)
         lines.append(f"pgbouncer {mode} mode: report run exits {run.returncode}"
                      + (": " + run.stderr.strip().splitlines()[-1][:300] if run.returncode else ""))
@@ -883,6 +967,10 @@ def pgbouncer_test(app, failures):
     return lines
 
 
+class Stopped(BaseException):
+    """SIGINT, SIGTERM, SIGHUP or the HA_TIMEOUT watchdog: past every `except`, straight to the teardown."""
+
+
 # --- main --------------------------------------------------------------------------------------------------------
 
 def main():
@@ -893,7 +981,7 @@ def main():
         sys.exit("ha: needs root (the postgres user for the nodes, nftables for the network cut)")
 
     def stop_on_signal(signum, _frame):
-        raise SystemExit(f"ha: stopped by signal {signum}")
+        raise Stopped(f"ha: stopped by signal {signum}")
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop_on_signal)
     watchdog = threading.Timer(TIMEOUT, lambda: os.kill(os.getpid(), signal.SIGTERM))
@@ -926,18 +1014,27 @@ def main():
             say(f"fault {name} …")
             try:
                 rows.append(run_fault(name))
-            except (RuntimeError, SystemExit, subprocess.SubprocessError) as error:
+            except (RuntimeError, SystemExit, subprocess.SubprocessError, OSError) as error:
                 rows.append({"case": name, "failures": [str(error)], "notes": [], "checks": []})
+            say(json.dumps({k: v for k, v in rows[-1].items() if k != "watch"}, default=str))
             wait_for("a healthy topology before the next step", all_healthy, timeout=180, interval=0.5)
-        if "standby-reads" not in SKIP:
-            say("reports on the standbys …")
-            extra_lines += standby_reads("ha", failures)
-        if "restore" not in SKIP:
-            say("point-in-time restore …")
-            extra_lines += restore_test("ha", key, failures)
-        if "pgbouncer" not in SKIP:
-            say("pgbouncer …")
-            extra_lines += pgbouncer_test("ha", failures)
+        steps = [("standby-reads", lambda: standby_reads("ha", failures)),
+                 ("restore", lambda: restore_test("ha", key, failures)),
+                 ("pgbouncer", lambda: pgbouncer_test("ha", failures))]
+        for step, run in steps:
+            if step in SKIP:
+                continue
+            say(f"{step} …")
+            try:
+                lines = run()
+            except (RuntimeError, SystemExit, subprocess.SubprocessError, OSError, ValueError, KeyError) as error:
+                lines = []
+                failures.append(f"{step}: {error}")
+            extra_lines += lines
+            for line in lines:
+                say(line)
+    except (RuntimeError, SystemExit, subprocess.SubprocessError, OSError) as error:
+        failures.append(f"stopped early: {error}")
     finally:
         teardown()
         watchdog.cancel()
