@@ -19,7 +19,7 @@ Then, under load from retrying clients through HAProxy (scripts/faults/faults.py
   kill-patroni    kill -9 of the primary's Patroni, restarted HA_PATRONI_RESTART_SECONDS (25) later, past the
                   leader key's ttl (20 s): a standby is promoted while the old primary still runs
   switchover      `patronictl switchover` to the other synchronous standby candidate
-  kill-daemon     kill -9 of one cardinald, restarted 1 s later (systemd's Restart=on-failure)
+  kill-daemon     kill -9 of one cardinald, restarted 2 s later (Restart=on-failure, RestartSec=2s)
   rolling-restart each daemon in turn: drained in HAProxy, SIGTERM, restarted, back in HAProxy
   network-cut     nftables drops every packet to and from the primary's PostgreSQL port for HA_CUT_SECONDS (20)
 For each: events acknowledged, lost, duplicated, the answers during the fault (200 from the database, 200 from a
@@ -562,7 +562,7 @@ def kill_daemon(case):
     processes.signal("cardinald-d1", signal.SIGKILL)
     processes.running["cardinald-d1"].wait()
     processes.running.pop("cardinald-d1")
-    case["watch"](1.0)  # systemd's RestartSec of scripts/systemd's unit
+    case["watch"](2.0)  # RestartSec=2s of scripts/systemd/cardinald.service.in
     start_daemon("d1")
 
 
@@ -634,9 +634,10 @@ def report_outputs(app, url=PRIMARY_URL):
 
 
 def without_volatile(value):
-    """A report's JSON without what changes from one run to the next (when it was computed)."""
+    """A report's JSON without what changes from one run to the next: when it was computed (`as_of` of the control
+    report: users matured by then)."""
     if isinstance(value, dict):
-        return {k: without_volatile(v) for k, v in value.items() if k not in ("generated_at", "computed_at")}
+        return {k: without_volatile(v) for k, v in value.items() if k not in ("generated_at", "computed_at", "as_of")}
     if isinstance(value, list):
         return [without_volatile(v) for v in value]
     return value
