@@ -819,12 +819,22 @@ def standby_reads(app, failures):
             lines.append(f"standby {name}: report {label} FAILED: {error}")
         if different or report_failures:
             failures.append(f"standby {name}: reports differ {different} or failed {list(report_failures)}")
-        # The scheduled job writes its run: on a standby it cannot; say how it fails.
+        # The scheduled job writes its run: on a standby alone it cannot; with --store-url it reads the standby
+        # and stores the run on the primary.
         run = cardinal("report", "run", "--app", app, url=node_url(port), check=False)
         lines.append(f"standby {name}: report run exits {run.returncode}: "
                      + (run.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1][:300])
+        run = cardinal("report", "run", "--app", app, "--store-url", PRIMARY_URL, url=node_url(port), check=False)
+        stored = run.returncode == 0 and psql(PRIMARY_URL, "select status from cardinal.report_runs where run_id = "
+                                              f"{int(run.stdout.strip() or 0)}") == "succeeded"
+        lines.append(f"standby {name}: report run --store-url <primary> exits {run.returncode}"
+                     + (f", run {run.stdout.strip()} stored on the primary" if stored else
+                        f": {(run.stderr.strip().splitlines() or ['(nothing on stderr)'])[-1][:300]}"))
+        if not stored:
+            failures.append(f"standby {name}: report run --store-url did not store its run on the primary")
         text = cardinal("report", "unique-impressions", "--app", app, url=node_url(port), check=False)
-        lines.append(f"standby {name}: report unique-impressions (table) exits {text.returncode}")
+        lines.append(f"standby {name}: report unique-impressions (table) exits {text.returncode}; on stderr: "
+                     + (text.stderr.strip().splitlines() or ["(nothing)"])[0][:200])
     # Through HAProxy's standby port (Patroni's /replica check) and libpq's target_session_attrs=standby.
     for label, url in [("HAProxy postgres-replicas", node_url(PG_REPLICAS_PORT)),
                        ("libpq target_session_attrs=standby", f"postgresql://postgres@{MULTI_HOST}/cardinal?"
