@@ -21,7 +21,8 @@ Then, under load from retrying clients through HAProxy (scripts/faults/faults.py
   switchover      `patronictl switchover` to the other synchronous standby candidate
   kill-daemon     kill -9 of one cardinald, restarted 2 s later (Restart=on-failure, RestartSec=2s)
   rolling-restart each daemon in turn: drained in HAProxy, SIGTERM, restarted, back in HAProxy
-  network-cut     nftables drops every packet to and from the primary's PostgreSQL port for HA_CUT_SECONDS (20)
+  network-cut     the primary's node cut off for HA_CUT_SECONDS (40, past the ttl): nftables drops every packet of
+                  its PostgreSQL port, its Patroni's REST port and its Patroni's own address of etcd
 For each: events acknowledged, lost, duplicated, the answers during the fault (200 from the database, 200 from a
 spool, 503 with Retry-After, other), the slowest answer, when writes worked again, when everything was healthy
 again, and which node ended primary; then the report state of the fault's app against a rebuild from raw events.
@@ -68,7 +69,7 @@ PRIMARY_URL = f"postgresql://postgres@{MULTI_HOST}/cardinal?target_session_attrs
 FAULTS = os.environ.get("HA_FAULTS", "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
 SKIP = set(filter(None, os.environ.get("HA_SKIP", "").split(",")))
 PATRONI_RESTART = float(os.environ.get("HA_PATRONI_RESTART_SECONDS", "25"))
-CUT_SECONDS = float(os.environ.get("HA_CUT_SECONDS", "20"))
+CUT_SECONDS = float(os.environ.get("HA_CUT_SECONDS", "40"))
 TIMEOUT = float(os.environ.get("HA_TIMEOUT", "1800"))
 faults.CLIENTS = int(os.environ.get("HA_CLIENTS", "3"))
 faults.BATCH = int(os.environ.get("HA_BATCH", "50"))
@@ -586,23 +587,29 @@ NFT_TABLE = "cardinal_ha"
 
 
 def network_cut(case):
+    """The primary's machine cut off: its PostgreSQL port (clients, standbys), its Patroni's REST port (the other
+    Patronis) and its Patroni's own address of etcd (patroni-pgN.yml) drop every packet for HA_CUT_SECONDS."""
     old = leader()
     case["old_primary"] = old
-    port = NODES[old][0]
+    port, rest = NODES[old]
+    etcd_address = f"127.0.0.{int(old[2:]) + 1}"
     subprocess.run(["nft", "-f", "-"], check=True, text=True, input=f"""
         table inet {NFT_TABLE} {{
             chain input {{
                 type filter hook input priority -10; policy accept;
-                tcp dport {port} drop
-                tcp sport {port} drop
+                tcp dport {{ {port}, {rest} }} drop
+                tcp sport {{ {port}, {rest} }} drop
+                ip daddr {etcd_address} tcp dport 52379 drop
+                ip saddr {etcd_address} tcp sport 52379 drop
             }}
         }}""")
     try:
         case["watch"](CUT_SECONDS)
     finally:
         subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=True)
-    case["notes"].append(f"packets to and from {old}'s PostgreSQL port {port} dropped {CUT_SECONDS:g} s (its "
-                         "Patroni kept the leader key: the cut is of clients and standbys, not of etcd)")
+    case["notes"].append(f"{old} cut off {CUT_SECONDS:g} s: packets to and from its PostgreSQL port {port}, its "
+                         f"Patroni's REST port {rest} and its Patroni's etcd address {etcd_address}:52379 dropped "
+                         "(Patroni reaches its own PostgreSQL over the Unix socket, as on a real machine)")
 
 
 FAULT_FUNCTIONS = {"kill-postgres": kill_postgres, "kill-patroni": kill_patroni, "switchover": switchover,
