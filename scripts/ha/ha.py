@@ -499,7 +499,8 @@ class WriteProbe:
         while not self.stopping.is_set():
             started = time.time()
             try:
-                psql(PRIMARY_URL + "&connect_timeout=2", "select txid_current()", timeout=3)
+                # Generous: on the shared machine (load average up to 17) psql alone can take seconds to start.
+                psql(PRIMARY_URL + "&connect_timeout=3", "select txid_current()", timeout=10)
                 ok = True
             except (RuntimeError, subprocess.TimeoutExpired):
                 ok = False
