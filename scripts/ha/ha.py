@@ -66,7 +66,8 @@ HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT = 58080, 58081, 5
 PGBOUNCER_PORT, RESTORE_PORT = 56432, 55434
 MULTI_HOST = ",".join(f"127.0.0.1:{port}" for port, _ in NODES.values())
 PRIMARY_URL = f"postgresql://postgres@{MULTI_HOST}/cardinal?target_session_attrs=read-write"
-FAULTS = os.environ.get("HA_FAULTS", "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
+FAULTS = os.environ.get(
+    "HA_FAULTS", "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
 SKIP = set(filter(None, os.environ.get("HA_SKIP", "").split(",")))
 PATRONI_RESTART = float(os.environ.get("HA_PATRONI_RESTART_SECONDS", "25"))
 CUT_SECONDS = float(os.environ.get("HA_CUT_SECONDS", "40"))
@@ -341,7 +342,8 @@ def prepare():
     for directory in [HA, RUN, LOG, os.path.join(HA, "backrest")]:
         os.chown(directory, POSTGRES.pw_uid, POSTGRES.pw_gid)
     os.chmod(RUN, 0o700)
-    for name in ["etcd.yml", "haproxy.cfg", "haproxy-503.http", "pgbackrest.conf", "pgbouncer.ini", *[f"patroni-{n}.yml" for n in NODES]]:
+    for name in ["etcd.yml", "haproxy.cfg", "haproxy-503.http", "pgbackrest.conf", "pgbouncer.ini",
+                 *[f"patroni-{n}.yml" for n in NODES]]:
         render(name)
     with open(os.path.join(CONF, "pgbouncer-users.txt"), "w") as f:
         f.write('"postgres" ""\n')
@@ -760,7 +762,8 @@ def run_fault(name):
     lost = acknowledged - distinct
     case.update({
         "app": app, "acked": len(acknowledged), "lost": len(lost), "duplicated": len(stored) - len(distinct),
-        "ok_db": int(max(0, acked_in_fault - spooled_total) // faults.BATCH), "ok_spool": int(spooled_total // faults.BATCH),
+        "ok_db": int(max(0, acked_in_fault - spooled_total) // faults.BATCH),
+        "ok_spool": int(spooled_total // faults.BATCH),
         "refused": refused[0], "refused_no_retry_after": refused[1], "others": others, "slowest": slowest,
         "writes_back": writes_back, "failed_probes": failed_probes, "recovered": recovered,
         "old_primary": case.get("old_primary"), "new_primary": leader(), "spool_peak": int(peak[0]),
@@ -786,11 +789,11 @@ def print_faults(rows):
               f"{r['ok_spool']:>9,} {r['refused']:>7,} {others:>9} {r['slowest']:>6.1f} s {back:>11} "
               f"{r['recovered']:>8.1f} s {(r['old_primary'] or '?') + '→' + (r['new_primary'] or '?'):>11} "
               f"{r['spool_peak']:>10,}")
-    print("Columns: events acknowledged (200) and of them lost / stored twice; answers in the fault (fault → healthy) "
-          "in batches: 200 committed, 200 from a daemon's spool, 503 with Retry-After, others by status (HAProxy's "
-          "502/504); the slowest answer; writes back = fault → first commit through the multi-host URL after the "
-          "last failed one (a probe every 0.5 s); recovered = fault → leader with a synchronous standby, both daemons "
-          "ready with empty spools and up in HAProxy; the primary before → after.")
+    print("Columns: events acknowledged (200) and of them lost / stored twice; answers in the fault (fault → "
+          "healthy) in batches: 200 committed, 200 from a daemon's spool, 503 with Retry-After, others by status "
+          "(HAProxy's 502/504); the slowest answer; writes back = fault → first commit through the multi-host URL "
+          "after the last failed one (a probe every 0.5 s); recovered = fault → leader with a synchronous standby, "
+          "both daemons ready with empty spools and up in HAProxy; the primary before → after.")
     for r in rows:
         for note in r["notes"] + r["checks"]:
             print(f"{r['case']}: {note}")
@@ -890,7 +893,8 @@ def restore_test(app, key, failures):
                                          "-c", "synchronous_standby_names=", "-c", "archive_mode=off",
                                          "-c", "hot_standby=on"], as_postgres=True)
     url = node_url(RESTORE_PORT)
-    wait_for("the restored node to reach the target and promote", lambda: psql(url, "select pg_is_in_recovery()") == "f",
+    wait_for("the restored node to reach the target and promote",
+             lambda: psql(url, "select pg_is_in_recovery()") == "f",
              timeout=300, interval=1)
     lines.append(f"point-in-time restore to {target_time} into a fresh node (port {RESTORE_PORT}) and its promotion "
                  f"took {time.time() - started:.1f} s")
@@ -902,9 +906,10 @@ def restore_test(app, key, failures):
     restored, restored_failures = report_outputs(app, url=url)
     different = differences(at_target, restored)
     changed = differences(at_target, after_target)
-    lines.append(f"restored node: {len(at_target) - len(different)} of {len(at_target)} reports equal the original's at "
-                 f"the target time ({len(changed)} of them changed on the original with the {added:,} events after it)"
-                 + (f"; DIFFERENT: {different}" if different else "") + (f"; failed: {restored_failures}" if restored_failures else ""))
+    lines.append(f"restored node: {len(at_target) - len(different)} of {len(at_target)} reports equal the original's "
+                 f"at the target time ({len(changed)} of them changed on the original with the {added:,} events after "
+                 "it)" + (f"; DIFFERENT: {different}" if different else "")
+                 + (f"; failed: {restored_failures}" if restored_failures else ""))
     if different or restored_failures or target_failures:
         failures.append(f"restore: reports differ {different} or fail {restored_failures} {target_failures}")
     fold = cardinal("state", "fold", url=url, check=False)
@@ -924,8 +929,9 @@ def pgbouncer_test(app, failures):
         url = node_url(PGBOUNCER_PORT, database)
         outputs, report_failures = report_outputs(app, url=url)
         different = differences(direct, outputs)
-        lines.append(f"pgbouncer {mode} mode: CLI reports " + ("equal the direct ones" if not different and not report_failures
-                                                                  else f"DIFFER {different} or fail {report_failures}"))
+        lines.append(f"pgbouncer {mode} mode: CLI reports "
+                     + ("equal the direct ones" if not different and not report_failures
+                        else f"DIFFER {different} or fail {report_failures}"))
         run = cardinal("report", "run", "--app", app, url=url, check=False)
         lines.append(f"pgbouncer {mode} mode: report run exits {run.returncode}"
                      + (": " + run.stderr.strip().splitlines()[-1][:300] if run.returncode else ""))
