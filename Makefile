@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test property run bench faults flaky fuzz schemathesis clean
+.PHONY: all deps db db-stop build release install migrate test property run bench faults ha flaky fuzz schemathesis clean
 
 all: build
 
@@ -72,6 +72,16 @@ bench: db
 faults: build db
 	@CARDINAL_DEPS_FAULTS=1 scripts/deps.sh
 	@BIN_DIR="$(BIN_DIR)" python3 scripts/faults/faults.py
+
+# A production topology on one machine, loopback only, in .data/ha on its own ports: etcd, three PostgreSQL 15 nodes
+# under Patroni (synchronous_mode), two cardinald behind HAProxy (/readyz), pgBackRest, pgbouncer. Kills the primary's
+# PostgreSQL and Patroni, switches over, kills and rolls the daemons, cuts the primary's network, all under load from
+# retrying clients, and prints acknowledged / lost / duplicated and the time to recover; then every report on the hot
+# standbys, a point-in-time restore and pgbouncer (see scripts/ha/ha.py, docs/production-topology.md). Needs root;
+# stops everything it started. Not part of `make test`. HA_FAULTS, HA_CLIENTS, HA_SKIP, …: see the script.
+ha: release
+	@CARDINAL_DEPS_HA=1 scripts/deps.sh
+	@BIN_DIR="$(RELEASE_BIN_DIR)" nice -n 10 python3 scripts/ha/ha.py
 
 # The whole suite FLAKY_RUNS times (20) under a FLAKY_CPU_LOAD % (60) CPU load from stress-ng: lists the runs
 # that failed and keeps their logs in .data/flaky/ (see scripts/flaky.sh). Takes FLAKY_RUNS × a test run.

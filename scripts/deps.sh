@@ -19,6 +19,11 @@ fi
 if [[ "${CARDINAL_DEPS_FAULTS:-0}" == 1 ]]; then
     packages+=(nftables)
 fi
+# `make ha`: three PostgreSQL 15 nodes under Patroni with etcd, HAProxy before the daemons, pgBackRest backups,
+# pgbouncer in front of the primary, and nftables for the network cut (scripts/ha/ha.py).
+if [[ "${CARDINAL_DEPS_HA:-0}" == 1 ]]; then
+    packages+=(postgresql-15 patroni etcd-server etcd-client haproxy pgbackrest pgbouncer nftables iproute2)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 import ArgumentKit
 import CardinalStore
+import Foundation
 import PostgresClient
 
 /// A command that reads or changes the database named by `--database-url` / `CARDINAL_DATABASE_URL`.
@@ -24,8 +25,15 @@ extension ParsedCommand where Command: DatabaseCommand {
         try PostgresConnection(connectionString: try connectionString())
     }
 
-    /// Opens the database for a report: a session set up by the store for the report functions.
+    /// Opens the database for a report: a session set up by the store for the report functions. On a hot standby,
+    /// says on standard error how far its replay is, since the report shows only what it replayed.
     func connectForReports() throws -> ReportSession {
-        try ReportSession(connection: try connect())
+        let connection = try connect()
+        if let replay = try StandbyReplay.read(from: connection) {
+            let age = replay.lastReplayedCommitAgeSeconds.map { String(format: "%.1f s old", $0) } ?? "none yet"
+            Console.warn("report: reading a hot standby: last replayed commit \(age), "
+                         + "\(replay.unreplayedBytes.formatted()) bytes of received WAL not replayed yet")
+        }
+        return try ReportSession(connection: connection)
     }
 }

@@ -21,11 +21,14 @@ public struct ScheduledReportRun: Sendable, Equatable {
     ///   - session: A session whose connection is not inside a transaction.
     ///   - scope: The app (or all), the report days and test events; the campaign is normally `nil`.
     ///   - asOf: The maturity cut-off of the control report.
+    ///   - store: Where the run is recorded and its results stored; `nil`: the session's database. A session on a
+    ///     hot standby reads there and stores the run on the primary through this (docs/production-topology.md).
     ///   - progress: Called as each step starts, for a progress line.
     public static func perform(
-        session: ReportSession, scope: ReportScope, asOf: Date, progress: (Step) -> Void = { _ in }
+        session: ReportSession, scope: ReportScope, asOf: Date, store: ReportRunStore? = nil,
+        progress: (Step) -> Void = { _ in }
     ) throws -> ScheduledReportRun {
-        let store = session.runs
+        let store = store ?? session.runs
         let runID = try store.begin(scope: scope, asOf: asOf)
         do {
             progress(.uniqueImpressions)

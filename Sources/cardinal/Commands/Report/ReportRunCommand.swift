@@ -2,6 +2,7 @@ import ArgumentKit
 import CardinalReports
 import CardinalStore
 import Foundation
+import PostgresClient
 
 /// `cardinal report run`: the scheduled job.
 struct ReportRunCommand: DatabaseCommand {
@@ -23,14 +24,19 @@ struct ReportRunCommand: DatabaseCommand {
     let html = Option("html", help: "Also write the run's pages to this directory: index.html and one "
                           + "self-contained page per campaign, with charts.", valueName: "dir")
     let includeTest = ReportOptions.includeTest
+    let storeURL = Option("store-url", help: "Store the run in this database (the primary) while the reports read "
+                              + "--database-url (a hot standby). Default: --database-url.", valueName: "url")
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
         let scope = try scope(parsed)
         let session = try parsed.connectForReports()
         try ReportOptions.checkApp(scope, session)
+        let store = try parsed.storeURL.map { ReportRunStore(connection: try PostgresConnection(connectionString: $0)) }
         let progress = ProgressLine()
         defer { progress.clear() }
-        let run = try ScheduledReportRun.perform(session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf)) {
+        let run = try ScheduledReportRun.perform(
+            session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf), store: store
+        ) {
             progress.show("report run: \($0), \($0.position)")
         }
         progress.clear()
