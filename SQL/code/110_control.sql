@@ -1,11 +1,22 @@
--- The control report: arms, exposures, conversions, the split learned from sends.
+-- The control report: per campaign (or canvas) and arm, the users first exposed in the report days, those of
+-- them who converted within the window, and the users sent to each arm for the sample ratio check.
+--
+-- Entry points: control_arms (one conversion event), control_arm_conversions (every conversion goal) and
+-- send_arms. Each picks the state that answers: campaigns without test events read the control counts
+-- (control_arms_from_exposures, control_arm_conversions_from_exposures: report_control_exposure_days for the
+-- days wholly matured or wholly unmatured at as_of, the per-user report_control_exposures for the days
+-- between, with the pending events' change; control_exposure_bounds finds those days); canvases, test events
+-- and other conversion events read the per-user state (control_arms_from_user_state: the users of
+-- control_cohort_from_user_state, counted per arm by control_arms_of_cohort, which counts the raw-event
+-- cohort of control_arms_reference the same way).
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
 
 
--- The report keeps its name, arguments and rows; it picks the state that answers the question.
+-- The control report of one conversion event per campaign. PL/pgSQL, so that each call plans only the source
+-- that answers it: the control counts, or the per-user state for what they do not hold.
 create or replace function cardinal.control_arms(
     app               text,
     campaign          text,
@@ -66,14 +77,16 @@ comment on function cardinal.control_arms(text, text, date, date, timestamptz, t
     'by as_of (users), those of them who converted within the window (converters; NULL without a '
     'conversion event), every exposed user (exposed_users) and, per campaign, the users excluded for being '
     'in several arms. conversion and conversion_window override campaign_settings. app and campaign NULL = '
-    'all. canvas (0034) reports that canvas instead of campaigns: exposures over all its steps, settings '
-    'from the campaign_settings row keyed by the canvas id, report days in the app''s zone, campaign_id NULL '
-    'and canvas_id set. Definitions in SQL/migrations/0012_control_arms.sql and 0034; '
-    'control_arms_reference computes the same from raw events. Campaigns without test events and with their '
-    'own conversion events are read from report_control_exposures (0040), the rest from the per-user state.';
+    'all. canvas reports that canvas instead of campaigns: exposures over all its steps, settings from the '
+    'campaign_settings row keyed by the canvas id, report days in the app''s zone, campaign_id NULL and '
+    'canvas_id set. SQL/docs/reports.md defines the columns; control_arms_reference computes the same from '
+    'raw events. Campaigns without test events and with their own conversion events are read from the '
+    'control counts and report_control_exposures (control_arms_from_exposures), the rest from the per-user '
+    'state (control_arms_from_user_state).';
 
 
--- send_arms: the folded day pairs plus the pending users that add to an arm; with test events, 0053's body.
+-- The users sent to each arm: the folded day pairs plus the pending users that add to an arm. The day pairs
+-- leave test groups out, so with test events it reads the per-user state (send_arms_from_user_state).
 create or replace function cardinal.send_arms(
     app          text,
     campaign     text,
@@ -109,7 +122,7 @@ begin
         where cardinal.check_report_range(send_arms.from_date, send_arms.to_date)
           and (send_arms.app is null or a.name = send_arms.app)
     ),
-    -- A user's first send day of the arm in the range is the one whose previous day is before it (0025).
+    -- A user's first send day of the arm in the range is the one whose previous day is before it.
     folded as (
         select c.app_id, c.campaign_id, c.control, c.variant_key, sum(c.users) as users
         from cardinal.report_arm_day_users as c
@@ -165,15 +178,18 @@ $function$;
 alter function cardinal.send_arms(text, text, date, date, boolean) owner to cardinal_owner;
 grant execute on function cardinal.send_arms(text, text, date, date, boolean) to cardinal_reader;
 comment on function cardinal.send_arms(text, text, date, date, boolean) is
-    'Assignment data of the sample ratio check, read from the report state (0015): per app × campaign × '
-    'arm (control for control sends, else the send''s variant_id), the users with a send on a report day '
-    'of from_date..to_date (each campaign''s report time zone). app and campaign NULL = all; test events '
-    'only with include_test. A user sent to two arms counts in both. Without test events the sum of the day '
-    'pairs of report_arm_day_users and the pending users they lack (0055); with them the per-user state '
+    'Assignment data of the sample ratio check, read from the report state: per app × campaign × arm '
+    '(control for control sends, else the send''s variant_id), the users with a send on a report day of '
+    'from_date..to_date (each campaign''s report time zone). app and campaign NULL = all; test events only '
+    'with include_test. A user sent to two arms counts in both. Without test events the sum of the day '
+    'pairs of report_arm_day_users and the pending users they lack; with them the per-user state '
     '(send_arms_from_user_state).';
 
 
--- 0049's control_arm_conversions with first_ordinal passed to both branches.
+-- The control report per conversion goal. Campaigns without test events read the counts of every goal in one
+-- pass (control_arm_conversions_from_exposures); canvases, include_test and reference run control_arms (or
+-- control_arms_reference) once per goal, with the goal's event and window, so that the control report's
+-- definitions hold for every event unchanged. The arguments gate the two branches of one query.
 create or replace function cardinal.control_arm_conversions(
     app               text,
     campaign          text,
@@ -256,17 +272,101 @@ grant execute on function cardinal.control_arm_conversions(text, text, date, dat
 comment on function cardinal.control_arm_conversions(text, text, date, date, timestamptz, boolean, boolean, interval, text, integer) is
     'The control report per conversion event: for each conversion event of each campaign (ordinal 1 = '
     'primary, campaign_conversion_goals), control_arms with that event and the campaign''s window (or '
-    'conversion_window, 0034): per arm the matured users and the converters. reference = true computes it '
-    'with control_arms_reference over the raw events instead of the report state (for tests). app and '
-    'campaign NULL = all; canvas (0034) reports that canvas, with the conversion events of its settings row '
+    'conversion_window): per arm the matured users and the converters. reference = true computes it with '
+    'control_arms_reference over the raw events instead of the report state (for tests). app and campaign '
+    'NULL = all; canvas reports that canvas, with the conversion events of its settings row '
     '(campaign_settings keyed by the canvas id). Campaigns without test events read the control counts and '
-    'rows of every goal in one pass (control_arm_conversions_from_exposures, 0049); canvases and include_test '
-    'run control_arms per goal. first_ordinal (0054): only the goals from that ordinal on (2 = the further '
-    'goals, which the CLI asks for beside control_arms'' primary goal).';
+    'rows of every goal in one pass (control_arm_conversions_from_exposures); canvases and include_test run '
+    'control_arms per goal. first_ordinal: only the goals from that ordinal on (2 = the further goals, which '
+    'the CLI asks for beside control_arms'' primary goal).';
 
 
--- 0046's body with the unmatured days read from the counts: the control report of campaigns from the counts
--- and, for the days the as-of time cuts, the rows.
+-- Where the control counts answer a campaign's range. A day is read from report_control_exposure_days when the
+-- window is the configured one and every exposure of the day has matured at as_of. The latest window end of
+-- a local day d: its exposures' local times plus the window's months and days fill the local interval
+-- [A, A + 1 day) with A = d + those months and days, and the hours are added after. A local time maps to UTC
+-- monotonically except in a skipped hour, where the mapping overshoots by at most the hour skipped; the
+-- interval's length in UTC falls short of 24 hours by exactly that much (one transition per day). So the bound
+-- is (A + 1 day) in the zone + hours + that shortfall, and the count days are the days before the range's
+-- first day that fails it (split_day): a prefix of the range whatever the zone does. A day none of whose
+-- exposures has matured (its earliest window end, that of its first local instant, is after as_of) only adds
+-- exposed users, which the counts hold too; those days are a suffix of the range from unmatured_day, never
+-- before split_day. Only the days between need the per-user rows: for most campaigns the one day as_of cuts.
+create or replace function cardinal.control_exposure_bounds(
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz,
+    report_time_zone  text,
+    configured_window interval,
+    conversion_window interval
+)
+    returns table (
+        time_zone      text,
+        window_length  interval,
+        lower_time     timestamptz,
+        upper_time     timestamptz,
+        split_day      date,
+        split_time     timestamptz,
+        unmatured_day  date,
+        unmatured_time timestamptz
+    )
+    language sql
+    stable
+as $function$
+    select clock.zone, clock.window_length,
+           control_exposure_bounds.from_date::timestamp at time zone clock.zone,
+           (control_exposure_bounds.to_date + 1)::timestamp at time zone clock.zone,
+           split.day,
+           split.day::timestamp at time zone clock.zone,
+           unmatured.day,
+           unmatured.day::timestamp at time zone clock.zone
+    from (
+        select control_exposure_bounds.report_time_zone as zone,
+               coalesce(control_exposure_bounds.configured_window, interval '3 days') as configured,
+               coalesce(control_exposure_bounds.conversion_window, control_exposure_bounds.configured_window,
+                        interval '3 days') as window_length
+    ) as clock
+    cross join lateral (
+        select coalesce(min(d.day)::date, control_exposure_bounds.to_date + 1) as day
+        from generate_series(control_exposure_bounds.from_date::timestamp,
+                             control_exposure_bounds.to_date::timestamp, interval '1 day') as d (day)
+        cross join lateral (select d.day + date_trunc('day', clock.window_length) as local_start) as image
+        cross join lateral (
+            select (image.local_start + interval '1 day') at time zone clock.zone as utc_end,
+                   image.local_start at time zone clock.zone as utc_start
+        ) as utc
+        -- An override window compares as text: '1 day' = '24 hours' for =, not for report_window_end.
+        where clock.window_length::text <> clock.configured::text
+           or utc.utc_end + (clock.window_length - date_trunc('day', clock.window_length))
+              + greatest(interval '0', interval '1 day' - (utc.utc_end - utc.utc_start))
+              > control_exposure_bounds.as_of
+    ) as split
+    cross join lateral (
+        select coalesce(min(d.day)::date, control_exposure_bounds.to_date + 1) as day
+        from generate_series(split.day::timestamp, control_exposure_bounds.to_date::timestamp,
+                             interval '1 day') as d (day)
+        where (d.day + date_trunc('day', clock.window_length)) at time zone clock.zone
+              + (clock.window_length - date_trunc('day', clock.window_length))
+              > control_exposure_bounds.as_of
+    ) as unmatured;
+$function$;
+alter function cardinal.control_exposure_bounds(date, date, timestamp with time zone, text, interval, interval) owner to cardinal_owner;
+grant execute on function cardinal.control_exposure_bounds(date, date, timestamp with time zone, text, interval, interval) to cardinal_reader;
+comment on function cardinal.control_exposure_bounds(date, date, timestamptz, text, interval, interval) is
+    'How the control counts answer one campaign''s range from_date..to_date at as_of, in its report_time_zone: '
+    'the window (conversion_window, else configured_window, else 3 days), the range''s bounds, split_day (the '
+    'first day not wholly matured under the configured window; to_date + 1 when every day is) and '
+    'unmatured_day (the first day none of whose exposures has matured), each with its first instant. The days '
+    'before split_day and from unmatured_day on are read from report_control_exposure_days, those between '
+    'from report_control_exposures. An inlinable SQL function, called once per campaign by '
+    'control_arms_from_exposures and control_arm_conversions_from_exposures.';
+
+
+-- The control report of campaigns from the control counts: report_control_exposure_days for the days wholly
+-- matured at as_of (users, converters) or wholly unmatured (exposed users only), report_control_exposures, one
+-- row per user, for the days between, and the pending events' rows in place of the folded rows they replace.
+-- Reading counts keeps a report's cost from growing with the events: one row per exposed user of the range
+-- took 0.9 s for one campaign and 26 s for all campaigns at 10 M events.
 create or replace function cardinal.control_arms_from_exposures(
     app               text,
     campaign          text,
@@ -290,7 +390,8 @@ create or replace function cardinal.control_arms_from_exposures(
     )
     language sql
     stable
-    -- Hash joins and aggregates whatever the row estimates (0040); jit off with them.
+    -- No plan hinges on a row estimate: joins and aggregates hashed, jit off with them (the disabled paths'
+    -- costs would pass every JIT threshold).
     set enable_nestloop = off
     set jit = off
     set enable_sort = off
@@ -307,17 +408,10 @@ as $function$
         where p.app_id in (select t.app_id from target as t)
           and (control_arms_from_exposures.campaign is null or p.campaign_id = control_arms_from_exposures.campaign)
     ),
-    -- The campaigns reported (0040), with their settings, the range's bounds in their zone, the first day of
-    -- the range that the counts do not answer (0046's notes: the range's end + 1 when they answer all) and the
-    -- first from which they answer again (none of its exposures has matured).
+    -- The campaigns reported (every one with folded or pending exposures), with their settings, the range's
+    -- bounds in their zone and the days the counts answer (control_exposure_bounds). A few rows, materialized.
     sources as materialized (
-        select t.app_id, t.app_name, c.campaign_id, s.conversion_event, clock.window_length, zone.name as time_zone,
-               control_arms_from_exposures.from_date::timestamp at time zone zone.name as lower_time,
-               (control_arms_from_exposures.to_date + 1)::timestamp at time zone zone.name as upper_time,
-               split.day as split_day,
-               split.day::timestamp at time zone zone.name as split_time,
-               unmatured.day as unmatured_day,
-               unmatured.day::timestamp at time zone zone.name as unmatured_time
+        select t.app_id, t.app_name, c.campaign_id, s.conversion_event, bounds.*
         from target as t
         join (
             select g.app_id, g.campaign_id
@@ -329,36 +423,11 @@ as $function$
             select p.app_id, p.campaign_id from pending as p
         ) as c on c.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
-        cross join lateral (select coalesce(s.report_time_zone, t.report_time_zone) as name) as zone
-        cross join lateral (
-            select coalesce(s.conversion_window, interval '3 days') as configured,
-                   coalesce(control_arms_from_exposures.conversion_window, s.conversion_window, interval '3 days')
-                       as window_length
-        ) as clock
-        cross join lateral (
-            select coalesce(min(d.day)::date, control_arms_from_exposures.to_date + 1) as day
-            from generate_series(control_arms_from_exposures.from_date::timestamp,
-                                 control_arms_from_exposures.to_date::timestamp, interval '1 day') as d (day)
-            cross join lateral (select d.day + date_trunc('day', clock.window_length) as local_start) as image
-            cross join lateral (
-                select (image.local_start + interval '1 day') at time zone zone.name as utc_end,
-                       image.local_start at time zone zone.name as utc_start
-            ) as utc
-            where clock.window_length::text <> clock.configured::text
-               or utc.utc_end + (clock.window_length - date_trunc('day', clock.window_length))
-                  + greatest(interval '0', interval '1 day' - (utc.utc_end - utc.utc_start))
-                  > control_arms_from_exposures.as_of
-        ) as split
-        -- The first day of the range none of whose exposures has matured at as_of (see the notes): the
-        -- window end of the day's first local instant, the earliest of the day's, is after as_of.
-        cross join lateral (
-            select coalesce(min(d.day)::date, control_arms_from_exposures.to_date + 1) as day
-            from generate_series(split.day::timestamp, control_arms_from_exposures.to_date::timestamp,
-                                 interval '1 day') as d (day)
-            where (d.day + date_trunc('day', clock.window_length)) at time zone zone.name
-                  + (clock.window_length - date_trunc('day', clock.window_length))
-                  > control_arms_from_exposures.as_of
-        ) as unmatured
+        cross join lateral cardinal.control_exposure_bounds(
+            control_arms_from_exposures.from_date, control_arms_from_exposures.to_date,
+            control_arms_from_exposures.as_of, coalesce(s.report_time_zone, t.report_time_zone),
+            s.conversion_window, control_arms_from_exposures.conversion_window
+        ) as bounds
     ),
     -- The counts of the count days: all their users matured before the split, none from the unmatured day on.
     counted as (
@@ -424,7 +493,7 @@ as $function$
     ),
     -- A user counts in the range when the first exposure is in it, in several arms when the second arm's
     -- first exposure is before the range's end, and as a converter when the first conversion after the
-    -- exposure is within the window, which ends on the campaign's clock (0040, 0044).
+    -- exposure is within the window, which ends on the campaign's clock (report_window_end).
     cohort as (
         select s.app_name, s.campaign_id, s.conversion_event, s.window_length, several.arms as several_arms,
                case when not several.arms then x.variant_id end as variant_id,
@@ -479,14 +548,15 @@ grant execute on function cardinal.control_arms_from_exposures(text, text, date,
 comment on function cardinal.control_arms_from_exposures(text, text, date, date, timestamptz, interval) is
     'control_arms of campaigns (not a canvas), without test events, for each campaign''s conversion event and '
     'the given window (else the campaign''s): from report_control_exposure_days for the days wholly matured at '
-    'as_of with the configured window (0046) and the days none of whose exposures has (0058), else from '
-    'report_control_exposures, with the pending events'' '
-    'change (report_pending_control_exposures); the window ends on the campaign''s clock (0044). control_arms '
-    'calls it when it can.';
+    'as_of with the configured window and the days none of whose exposures has (control_exposure_bounds), '
+    'else from report_control_exposures, with the pending events'' change '
+    '(report_pending_control_exposures); the window ends on the campaign''s clock (report_window_end). '
+    'control_arms calls it when it can.';
 
 
--- The per-user state's control report (0039's body, 0040's name, 0042's report_user_facts_of) with the window
--- on the campaign's clock (the canvas's: the app's zone, its report days' zone).
+-- The per-user state's control report: any canvas, test events and conversion event. Its users are those of
+-- control_cohort_from_user_state, counted per arm by control_arms_of_cohort. The settings below are this
+-- function's because both inner functions are inlined into its query: they steer the plan of the whole.
 create or replace function cardinal.control_arms_from_user_state(
     app               text,
     campaign          text,
@@ -518,39 +588,171 @@ create or replace function cardinal.control_arms_from_user_state(
     -- Those loops then carry the planner's disable cost, which would pass every JIT threshold.
     set jit = off
 as $function$
+    select *
+    from cardinal.control_arms_of_cohort(control_arms_from_user_state.app, control_arms_from_user_state.campaign,
+                                         control_arms_from_user_state.from_date,
+                                         control_arms_from_user_state.to_date, control_arms_from_user_state.as_of,
+                                         control_arms_from_user_state.conversion,
+                                         control_arms_from_user_state.conversion_window,
+                                         control_arms_from_user_state.include_test,
+                                         control_arms_from_user_state.canvas, false);
+$function$;
+alter function cardinal.control_arms_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_arms_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
+comment on function cardinal.control_arms_from_user_state(text, text, date, date, timestamptz, text, interval, boolean, text) is
+    'control_arms computed from the per-user report state (report_user_facts_of, report_conversion_facts): any '
+    'canvas, include_test and conversion event. control_arms calls it when the control counts cannot answer. '
+    'The users of control_cohort_from_user_state counted by control_arms_of_cohort; the window ends by '
+    'report_window_end in the report days'' zone.';
+
+
+-- The control report's counts of a cohort: one body for the per-user state's cohort and the reference's
+-- raw-event cohort, so that both count users, converters and users in several arms alike. reference picks
+-- the cohort; a constant in both callers, so once inlined the planner drops the other branch.
+create or replace function cardinal.control_arms_of_cohort(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz,
+    conversion        text,
+    conversion_window interval,
+    include_test      boolean,
+    canvas            text,
+    reference         boolean
+)
+    returns table (
+        app_name              text,
+        campaign_id           text,
+        conversion_event      text,
+        window_length         interval,
+        variant_id            text,
+        control               boolean,
+        users                 bigint,
+        converters            bigint,
+        exposed_users         bigint,
+        users_in_several_arms bigint,
+        canvas_id             text
+    )
+    language sql
+    stable
+as $function$
+    with cohort as (
+        select *
+        from cardinal.control_cohort_from_user_state(control_arms_of_cohort.app, control_arms_of_cohort.campaign,
+                                                     control_arms_of_cohort.from_date, control_arms_of_cohort.to_date,
+                                                     control_arms_of_cohort.as_of, control_arms_of_cohort.conversion,
+                                                     control_arms_of_cohort.conversion_window,
+                                                     control_arms_of_cohort.include_test,
+                                                     control_arms_of_cohort.canvas)
+        where not control_arms_of_cohort.reference
+        union all
+        select *
+        from cardinal.control_cohort_reference(control_arms_of_cohort.app, control_arms_of_cohort.campaign,
+                                               control_arms_of_cohort.from_date, control_arms_of_cohort.to_date,
+                                               control_arms_of_cohort.as_of, control_arms_of_cohort.conversion,
+                                               control_arms_of_cohort.conversion_window,
+                                               control_arms_of_cohort.include_test, control_arms_of_cohort.canvas)
+        where control_arms_of_cohort.reference
+    ),
+    -- One row per arm, and one per source and arm of the users in several arms; a window over the source
+    -- adds the latter up.
+    arm_groups as (
+        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
+               count(*) filter (where matured) as users,
+               case when conversion_event is not null then count(*) filter (where converted) end as converters,
+               count(*) as exposed_users
+        from cohort
+        group by app_name, source_id, conversion_event, window_length, variant_id, control, several_arms
+    ),
+    arms as (
+        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
+               users, converters, exposed_users,
+               coalesce(sum(exposed_users) filter (where several_arms)
+                            over (partition by app_name, source_id), 0)::bigint as users_in_several_arms
+        from arm_groups
+    )
+    select app_name,
+           case when control_arms_of_cohort.canvas is null then source_id end,
+           conversion_event, window_length, variant_id, control,
+           users, converters, exposed_users, users_in_several_arms,
+           case when control_arms_of_cohort.canvas is not null then source_id end
+    from arms
+    where not several_arms
+    order by app_name, source_id, control desc, variant_id nulls first;
+$function$;
+alter function cardinal.control_arms_of_cohort(text, text, date, date, timestamp with time zone, text, interval, boolean, text, boolean) owner to cardinal_owner;
+grant execute on function cardinal.control_arms_of_cohort(text, text, date, date, timestamp with time zone, text, interval, boolean, text, boolean) to cardinal_reader;
+comment on function cardinal.control_arms_of_cohort(text, text, date, date, timestamptz, text, interval, boolean, text, boolean) is
+    'The rows of control_arms counted from a cohort of exposed users: per source and arm the matured users, '
+    'the converters (NULL without a conversion event) and every exposed user, and per source the users in '
+    'several arms, who leave their arm. The cohort is control_cohort_from_user_state, or with reference '
+    'control_cohort_reference (raw events). control_arms_from_user_state and control_arms_reference call it; '
+    'an inlinable SQL function, so that the branch not taken is planned away.';
+
+
+-- The per-user state's cohort of the control report: one row per user first exposed in the range and source
+-- (campaign, or the canvas), with its arm, whether it is in several arms, has matured at as_of and converted
+-- within the window, which ends on the campaign's clock (the canvas's: the app's zone, its report days' zone).
+create or replace function cardinal.control_cohort_from_user_state(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz,
+    conversion        text,
+    conversion_window interval,
+    include_test      boolean,
+    canvas            text
+)
+    returns table (
+        app_name         text,
+        source_id        text,
+        conversion_event text,
+        window_length    interval,
+        variant_id       text,
+        control          boolean,
+        several_arms     boolean,
+        matured          boolean,
+        converted        boolean
+    )
+    language sql
+    stable
+as $function$
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(control_arms_from_user_state.from_date, control_arms_from_user_state.to_date)
-          and cardinal.check_control_source(control_arms_from_user_state.campaign, control_arms_from_user_state.canvas)
-          and (control_arms_from_user_state.app is null or a.name = control_arms_from_user_state.app)
+        where cardinal.check_report_range(control_cohort_from_user_state.from_date,
+                                          control_cohort_from_user_state.to_date)
+          and cardinal.check_control_source(control_cohort_from_user_state.campaign,
+                                            control_cohort_from_user_state.canvas)
+          and (control_cohort_from_user_state.app is null or a.name = control_cohort_from_user_state.app)
     ),
     -- Each user's first exposure per arm and report group, before the end of the range: the first
     -- impression (the first send too for push) in the variant arm, the first control impression (control
     -- send for push) in the control arm. The source's settings ride along, so that no later step joins the
-    -- users back to their campaign (a join of per-user sets is what a wrong row estimate turns quadratic;
-    -- see 0014). A canvas event has no campaign_id, so coalesce(campaign_id, canvas_id) is the source of
-    -- either mode.
+    -- users back to their campaign (a join of per-user sets is what a wrong row estimate turns quadratic).
+    -- A canvas event has no campaign_id, so coalesce(campaign_id, canvas_id) is the source of either mode.
     group_exposures as (
         select t.app_id, t.app_name, coalesce(u.campaign_id, u.canvas_id) as source_id, u.user_key, x.control,
                x.variant_id, x.first_time, source.conversion_event, source.window_length, day.zone as time_zone,
                source.lower_time
         from target as t
-        join cardinal.report_user_facts_of(control_arms_from_user_state.campaign,
-                                           control_arms_from_user_state.canvas) as u
+        join cardinal.report_user_facts_of(control_cohort_from_user_state.campaign,
+                                           control_cohort_from_user_state.canvas) as u
             on u.app_id = t.app_id
         left join cardinal.campaign_settings as s
             on s.app_id = u.app_id and s.campaign_id = coalesce(u.campaign_id, u.canvas_id)
         cross join lateral (
-            select coalesce(case when control_arms_from_user_state.canvas is null then s.report_time_zone end,
+            select coalesce(case when control_cohort_from_user_state.canvas is null then s.report_time_zone end,
                             t.report_time_zone) as zone
         ) as day
         cross join lateral (
-            select coalesce(control_arms_from_user_state.conversion, s.conversion_event) as conversion_event,
-                   coalesce(control_arms_from_user_state.conversion_window, s.conversion_window, interval '3 days')
+            select coalesce(control_cohort_from_user_state.conversion, s.conversion_event) as conversion_event,
+                   coalesce(control_cohort_from_user_state.conversion_window, s.conversion_window, interval '3 days')
                        as window_length,
-                   control_arms_from_user_state.from_date::timestamp at time zone day.zone as lower_time,
-                   (control_arms_from_user_state.to_date + 1)::timestamp at time zone day.zone as upper_time
+                   control_cohort_from_user_state.from_date::timestamp at time zone day.zone as lower_time,
+                   (control_cohort_from_user_state.to_date + 1)::timestamp at time zone day.zone as upper_time
         ) as source
         cross join lateral (
             values (false, u.variant_id,
@@ -559,12 +761,12 @@ as $function$
                     least(u.first_control_impression_at,
                           case when u.channel = 'push' then u.first_control_send_at end))
         ) as x (control, variant_id, first_time)
-        where case when control_arms_from_user_state.canvas is null
+        where case when control_cohort_from_user_state.canvas is null
                    then u.campaign_id is not null
-                        and (control_arms_from_user_state.campaign is null
-                             or u.campaign_id = control_arms_from_user_state.campaign)
-                   else u.canvas_id = control_arms_from_user_state.canvas end
-          and (control_arms_from_user_state.include_test or not u.test)
+                        and (control_cohort_from_user_state.campaign is null
+                             or u.campaign_id = control_cohort_from_user_state.campaign)
+                   else u.canvas_id = control_cohort_from_user_state.canvas end
+          and (control_cohort_from_user_state.include_test or not u.test)
           and x.first_time < source.upper_time
     ),
     arm_exposures as (
@@ -598,73 +800,50 @@ as $function$
         from cardinal.report_conversion_facts as v
         cross join lateral unnest(v.times) as conversion (time)
         where v.app_id in (select app_id from target)
-          and (control_arms_from_user_state.include_test or not v.test)
+          and (control_cohort_from_user_state.include_test or not v.test)
           -- Only a conversion that can decide whether an exposed user converted: the user's, of the event
           -- their campaign counts. Without this, a report of one campaign sorted every conversion of the app.
           and (v.app_id, v.user_key, v.conversion_name) in (
               select x.app_id, x.user_key, x.conversion_event from exposed as x
           )
-    ),
-    cohort as (
-        select app_name, source_id, conversion_event, window_length, variant_id, control,
-               arms > 1 as several_arms,
-               window_end <= control_arms_from_user_state.as_of as matured,
-               arms = 1
-                   and window_end <= control_arms_from_user_state.as_of
-                   and coalesce(next_conversion <= window_end, false) as converted
-        from (
-            select *,
-                   min(time) filter (where is_conversion) over (
-                       partition by app_id, user_key, name
-                       order by time desc, is_conversion desc
-                       rows between unbounded preceding and current row
-                   ) as next_conversion
-            from timeline
-        ) as ordered
-        where not is_conversion
-        union all
-        select app_name, source_id, conversion_event, window_length, variant_id, control, arms > 1,
-               cardinal.report_window_end(exposed_at, window_length, time_zone) <= control_arms_from_user_state.as_of,
-               false
-        from exposed
-        where conversion_event is null
-    ),
-    -- One row per arm, and one per source and arm of the users in several arms; a window over the source
-    -- adds the latter up (0014's shape).
-    arm_groups as (
-        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
-               count(*) filter (where matured) as users,
-               case when conversion_event is not null then count(*) filter (where converted) end as converters,
-               count(*) as exposed_users
-        from cohort
-        group by app_name, source_id, conversion_event, window_length, variant_id, control, several_arms
-    ),
-    arms as (
-        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
-               users, converters, exposed_users,
-               coalesce(sum(exposed_users) filter (where several_arms)
-                            over (partition by app_name, source_id), 0)::bigint as users_in_several_arms
-        from arm_groups
     )
-    select app_name,
-           case when control_arms_from_user_state.canvas is null then source_id end,
-           conversion_event, window_length, variant_id, control,
-           users, converters, exposed_users, users_in_several_arms,
-           case when control_arms_from_user_state.canvas is not null then source_id end
-    from arms
-    where not several_arms
-    order by app_name, source_id, control desc, variant_id nulls first;
+    select app_name, source_id, conversion_event, window_length, variant_id, control,
+           arms > 1 as several_arms,
+           window_end <= control_cohort_from_user_state.as_of as matured,
+           arms = 1
+               and window_end <= control_cohort_from_user_state.as_of
+               and coalesce(next_conversion <= window_end, false) as converted
+    from (
+        select *,
+               min(time) filter (where is_conversion) over (
+                   partition by app_id, user_key, name
+                   order by time desc, is_conversion desc
+                   rows between unbounded preceding and current row
+               ) as next_conversion
+        from timeline
+    ) as ordered
+    where not is_conversion
+    union all
+    select app_name, source_id, conversion_event, window_length, variant_id, control, arms > 1,
+           cardinal.report_window_end(exposed_at, window_length, time_zone) <= control_cohort_from_user_state.as_of,
+           false
+    from exposed
+    where conversion_event is null;
 $function$;
-alter function cardinal.control_arms_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
-grant execute on function cardinal.control_arms_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
-comment on function cardinal.control_arms_from_user_state(text, text, date, date, timestamptz, text, interval, boolean, text) is
-    'control_arms computed from the per-user report state (report_user_facts_of, report_conversion_facts; '
-    '0039''s body): any canvas, include_test and conversion event. control_arms calls it when the control '
-    'exposures cannot answer (0040). The window ends by report_window_end in the report days'' zone (0046).';
+alter function cardinal.control_cohort_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_cohort_from_user_state(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
+comment on function cardinal.control_cohort_from_user_state(text, text, date, date, timestamptz, text, interval, boolean, text) is
+    'The users control_arms_from_user_state counts, from the per-user report state (report_user_facts_of, '
+    'report_conversion_facts): per user first exposed in from_date..to_date of a campaign (or the canvas), '
+    'its source, settings and arm, whether it is in several arms, its window has elapsed by as_of and it '
+    'converted within the window (report_window_end in the report days'' zone). An inlinable SQL function: '
+    'the plan settings are its caller''s.';
 
 
--- 0054's body with the unmatured days read from the counts: the control report of the conversion goals from
--- first_ordinal on, from the counts and, for the days the as-of time cuts, the rows, in one pass over the goals.
+-- The control report of the conversion goals from first_ordinal on, for campaigns without test events, in one
+-- pass over the goals: the counts of the primary goal (report_control_exposure_days) and of the further ones
+-- (report_control_goal_days) for the days control_exposure_bounds gives, report_control_exposures for the
+-- days between, with the pending events' change, as control_arms_from_exposures reads them.
 create or replace function cardinal.control_arm_conversions_from_exposures(
     app               text,
     campaign          text,
@@ -688,7 +867,8 @@ create or replace function cardinal.control_arm_conversions_from_exposures(
     )
     language sql
     stable
-    -- Hash joins and aggregates whatever the row estimates (0040, 0046); jit off with them.
+    -- No plan hinges on a row estimate: joins and aggregates hashed, jit off with them (the disabled paths'
+    -- costs would pass every JIT threshold).
     set enable_nestloop = off
     set jit = off
     set enable_sort = off
@@ -715,50 +895,17 @@ as $function$
           and (control_arm_conversions_from_exposures.campaign is null
                or p.campaign_id = control_arm_conversions_from_exposures.campaign)
     ),
-    -- The campaigns with goals, their window, the range's bounds in their zone, the first day of the range
-    -- that the counts do not answer (0046's split, the same expressions) and the first from which they answer
-    -- again (control_arms_from_exposures's, the same expression).
+    -- The campaigns with goals, their window, the range's bounds in their zone and the days the counts answer
+    -- (control_arms_from_exposures's, by the same control_exposure_bounds).
     sources as materialized (
-        select t.app_id, t.app_name, s.campaign_id, clock.window_length, zone.name as time_zone,
-               control_arm_conversions_from_exposures.from_date::timestamp at time zone zone.name as lower_time,
-               (control_arm_conversions_from_exposures.to_date + 1)::timestamp at time zone zone.name as upper_time,
-               split.day as split_day,
-               split.day::timestamp at time zone zone.name as split_time,
-               unmatured.day as unmatured_day,
-               unmatured.day::timestamp at time zone zone.name as unmatured_time
+        select t.app_id, t.app_name, s.campaign_id, bounds.*
         from target as t
         join cardinal.campaign_settings as s on s.app_id = t.app_id
-        cross join lateral (select coalesce(s.report_time_zone, t.report_time_zone) as name) as zone
-        cross join lateral (
-            select coalesce(s.conversion_window, interval '3 days') as configured,
-                   coalesce(control_arm_conversions_from_exposures.conversion_window, s.conversion_window,
-                            interval '3 days') as window_length
-        ) as clock
-        cross join lateral (
-            select coalesce(min(d.day)::date, control_arm_conversions_from_exposures.to_date + 1) as day
-            from generate_series(control_arm_conversions_from_exposures.from_date::timestamp,
-                                 control_arm_conversions_from_exposures.to_date::timestamp,
-                                 interval '1 day') as d (day)
-            cross join lateral (select d.day + date_trunc('day', clock.window_length) as local_start) as image
-            cross join lateral (
-                select (image.local_start + interval '1 day') at time zone zone.name as utc_end,
-                       image.local_start at time zone zone.name as utc_start
-            ) as utc
-            where clock.window_length::text <> clock.configured::text
-               or utc.utc_end + (clock.window_length - date_trunc('day', clock.window_length))
-                  + greatest(interval '0', interval '1 day' - (utc.utc_end - utc.utc_start))
-                  > control_arm_conversions_from_exposures.as_of
-        ) as split
-        -- The first day of the range none of whose exposures has matured at as_of (see the notes): the
-        -- window end of the day's first local instant, the earliest of the day's, is after as_of.
-        cross join lateral (
-            select coalesce(min(d.day)::date, control_arm_conversions_from_exposures.to_date + 1) as day
-            from generate_series(split.day::timestamp, control_arm_conversions_from_exposures.to_date::timestamp,
-                                 interval '1 day') as d (day)
-            where (d.day + date_trunc('day', clock.window_length)) at time zone zone.name
-                  + (clock.window_length - date_trunc('day', clock.window_length))
-                  > control_arm_conversions_from_exposures.as_of
-        ) as unmatured
+        cross join lateral cardinal.control_exposure_bounds(
+            control_arm_conversions_from_exposures.from_date, control_arm_conversions_from_exposures.to_date,
+            control_arm_conversions_from_exposures.as_of, coalesce(s.report_time_zone, t.report_time_zone),
+            s.conversion_window, control_arm_conversions_from_exposures.conversion_window
+        ) as bounds
         where (control_arm_conversions_from_exposures.campaign is null
                or s.campaign_id = control_arm_conversions_from_exposures.campaign)
           and exists (select from goals as g where g.app_id = s.app_id and g.campaign_id = s.campaign_id)
@@ -789,7 +936,8 @@ as $function$
           and d.exposed_day < s.split_day
           and d.second_arm_day > control_arm_conversions_from_exposures.to_date
     ),
-    -- The folded rows of the days between: an index range per campaign in a loop over the campaigns (0046).
+    -- The folded rows of the days between: an index range per campaign, each its own days, in a loop over the
+    -- campaigns (`offset 0` keeps the lateral subquery from being flattened into a hash join of the table).
     folded as (
         select r.app_id, r.campaign_id, r.user_key, r.exposed_at, r.control, r.variant_id, r.second_arm_at,
                r.converted_at, r.further_converted_at
@@ -814,7 +962,7 @@ as $function$
           and r.user_key = any(array(select distinct p.user_key from pending as p))
     ),
     -- One by one: the folded rows of the row days but the replaced ones, every pending row, and the replaced
-    -- rows of the count days taken out of the counts (0046).
+    -- rows of the count days taken out of the counts.
     items as (
         select f.app_id, f.campaign_id, f.exposed_at, f.control, f.variant_id, f.second_arm_at, f.converted_at,
                f.further_converted_at, 1 as sign, true as in_row_days
@@ -832,7 +980,7 @@ as $function$
                r.further_converted_at, -1, false
         from replaced as r
     ),
-    -- The items of the range in one arm, with their window's end on the campaign's clock (0044).
+    -- The items of the range in one arm, with their window's end on the campaign's clock (report_window_end).
     cohort as materialized (
         select x.app_id, x.campaign_id, x.control, coalesce(x.variant_id, '') as variant_key, x.sign,
                window_end.time <= control_arm_conversions_from_exposures.as_of as matured,
@@ -904,13 +1052,12 @@ comment on function cardinal.control_arm_conversions_from_exposures(text, text, 
     'first_ordinal on (1 = every goal, 2 = the further ones) and the given window (else the campaign''s): '
     'from report_control_exposure_days and report_control_goal_days for the days wholly matured at as_of with '
     'the configured window, from report_control_exposure_days (exposed users only) for the days none of whose '
-    'exposures has (0058), else from report_control_exposures, with the pending events'' change '
-    '(report_pending_control_exposures); 0046''s split, 0049, first_ordinal 0054. control_arm_conversions '
-    'calls it when it can.';
+    'exposures has (control_exposure_bounds), else from report_control_exposures, with the pending events'' '
+    'change (report_pending_control_exposures). control_arm_conversions calls it when it can.';
 
 
--- 0053's send_arms, unchanged but for its name: send_arms with include_test reads the per-user state (the counts
--- leave test groups out).
+-- send_arms from the per-user state, which keeps test groups: what send_arms runs with include_test (the day
+-- pairs leave test groups out).
 create or replace function cardinal.send_arms_from_user_state(
     app          text,
     campaign     text,
@@ -941,7 +1088,7 @@ as $function$
           and (send_arms_from_user_state.app is null or a.name = send_arms_from_user_state.app)
     ),
     -- report_user_facts' rows of campaigns, only the columns counted: every folded row, or one campaign's by
-    -- its groups (0042's index condition), and the pending events' rows.
+    -- its groups (an index condition on report_user_state.group_id), and the pending events' rows.
     facts as (
         select g.app_id, g.campaign_id, g.variant_id, u.user_key, u.send_days, u.control_send_days
         from cardinal.report_user_state as u
@@ -955,7 +1102,9 @@ as $function$
         join cardinal.report_groups as g on g.group_id = u.group_id
         where send_arms_from_user_state.campaign is not null
           and u.group_id = any(array(
-                  select s.group_id from cardinal.report_groups as s where s.campaign_id = send_arms_from_user_state.campaign
+                  select s.group_id
+                  from cardinal.report_groups as s
+                  where s.campaign_id = send_arms_from_user_state.campaign
               ))
           and g.campaign_id = send_arms_from_user_state.campaign
           and (send_arms_from_user_state.include_test or not g.test)
@@ -1000,6 +1149,6 @@ $function$;
 alter function cardinal.send_arms_from_user_state(text, text, date, date, boolean) owner to cardinal_owner;
 grant execute on function cardinal.send_arms_from_user_state(text, text, date, date, boolean) to cardinal_reader;
 comment on function cardinal.send_arms_from_user_state(text, text, date, date, boolean) is
-    'send_arms read from the per-user state (0053''s body): per app × campaign × arm, the users with a send '
-    'on a report day of from_date..to_date, test events only with include_test; what send_arms runs with '
-    'include_test (0055).';
+    'send_arms read from the per-user state: per app × campaign × arm, the users with a send on a report day '
+    'of from_date..to_date, test events only with include_test; what send_arms runs with include_test, since '
+    'the day pairs of report_arm_day_users leave test groups out.';

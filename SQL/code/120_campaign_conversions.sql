@@ -1,11 +1,18 @@
--- Campaign conversions: converters, rates and revenue per arm.
+-- Campaign conversions: per campaign × variant and conversion goal, the unique recipients of the report days,
+-- the converters among the users first reached in the range, the conversion rate and the revenue.
+--
+-- Entry point: campaign_conversions. Without test events it reads campaign_conversions_from_receipts (the
+-- per-day counts of report_campaign_receipts, plus the change the pending events make); with them
+-- campaign_conversions_from_user_state (the per-user state). campaign_conversions_reference, over the raw
+-- events, is the definition both are tested against.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
 
 
--- The report keeps its name, arguments and rows; it picks the state that answers the question.
+-- The conversions report. PL/pgSQL, so that each call plans only the source that answers it: the counts keep
+-- non-test receipts only, so include_test reads the per-user state.
 create or replace function cardinal.campaign_conversions(
     app          text,
     from_date    date,
@@ -48,13 +55,18 @@ comment on function cardinal.campaign_conversions(text, date, date, text, boolea
     'primary), the unique recipients, the converters (users first reached in the range who converted within '
     'the window after that first receipt), conversion_rate = converters / unique_recipients, revenue (JSON '
     'object: currency to the sum of the converters'' values in their windows; XXX = no currency) and '
-    'revenue_per_recipient. app and campaign NULL = all. Definitions in '
-    'SQL/migrations/0030_campaign_conversions.sql; campaign_conversions_reference computes the same from raw '
-    'events. Without test events it reads report_campaign_receipts (0043), with them the per-user state.';
+    'revenue_per_recipient. app and campaign NULL = all. SQL/docs/reports.md defines the columns; '
+    'campaign_conversions_reference computes the same from raw events. Without test events it reads the '
+    'counts of report_campaign_receipts (campaign_conversions_from_receipts), with them the per-user state '
+    '(campaign_conversions_from_user_state).';
 
 
--- The conversions report of campaigns from the counts, without test events: the folded counts of the range's
--- days plus the pending adjustment (see the notes). Same arguments and rows as 0043's.
+-- The conversions report of campaigns from the counts, without test events. What a range asks of the
+-- recipients is a sum over report days: unique_recipients sums the recipients of each day (a row's days are
+-- distinct), and the cohort is the rows whose first receipt's day is in the range, so converters and revenue
+-- sum over first days. The counts answer any range at the cost of its days and campaigns, not its recipients.
+-- To them it adds the pending adjustment: the rows of report_pending_campaign_receipts replace the folded
+-- rows of the same key, so their contribution is added and the replaced rows' subtracted.
 create or replace function cardinal.campaign_conversions_from_receipts(
     app       text,
     from_date date,
@@ -77,7 +89,8 @@ create or replace function cardinal.campaign_conversions_from_receipts(
     language sql
     stable
     set search_path = pg_catalog, pg_temp
-    -- Hash joins and aggregates whatever the row estimates (0039, 0040); the count tables are read by index.
+    -- No plan hinges on a row estimate: joins and aggregates hashed (jit off with them), the count tables and
+    -- the replaced rows read by index conditions on arrays.
     set enable_nestloop = off
     set enable_mergejoin = off
     set jit = off
@@ -87,8 +100,8 @@ as $function$
         from cardinal.apps as a
         where campaign_conversions_from_receipts.app is null or a.name = campaign_conversions_from_receipts.app
     ),
-    -- The campaigns reported: only one with conversion goals has rows (0030 joins its totals to the goals),
-    -- and goals need settings.
+    -- The campaigns reported: only one with conversion goals has rows (the report joins its totals to the
+    -- goals), and goals need settings.
     sources as materialized (
         select t.app_id, t.app_name, s.campaign_id
         from target as t
@@ -219,10 +232,13 @@ grant execute on function cardinal.campaign_conversions_from_receipts(text, date
 comment on function cardinal.campaign_conversions_from_receipts(text, date, date, text) is
     'campaign_conversions without test events: the counts of the range''s days (report_campaign_receipt_days, '
     'report_campaign_cohort_days, report_campaign_cohort_revenue) plus the change the pending events make '
-    '(report_pending_campaign_receipts in place of the folded rows they replace) (0043, 0045). '
-    'campaign_conversions calls it when include_test is false.';
+    '(report_pending_campaign_receipts in place of the folded rows they replace). campaign_conversions calls '
+    'it when include_test is false.';
 
 
+-- The conversions report from the per-user state: what campaign_conversions runs with include_test, since the
+-- counts keep non-test receipts only (test and non-test receipts of a user merge into one first receipt). It
+-- joins the cohort to the conversions by equality on (app, user, conversion name).
 create or replace function cardinal.campaign_conversions_from_user_state(
     app          text,
     from_date    date,
@@ -246,18 +262,22 @@ create or replace function cardinal.campaign_conversions_from_user_state(
     language sql
     stable
     set search_path = pg_catalog, pg_temp
+    -- Hash joins and aggregates whatever the row estimates (the cohort is joined to every conversion of the
+    -- app, whose count no estimate gets right); jit off with them.
     set enable_nestloop = off
     set enable_mergejoin = off
     set jit = off
 as $function$
-
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(campaign_conversions_from_user_state.from_date, campaign_conversions_from_user_state.to_date)
-          and (campaign_conversions_from_user_state.app is null or a.name = campaign_conversions_from_user_state.app)
+        where cardinal.check_report_range(campaign_conversions_from_user_state.from_date,
+                                          campaign_conversions_from_user_state.to_date)
+          and (campaign_conversions_from_user_state.app is null
+               or a.name = campaign_conversions_from_user_state.app)
     ),
-    -- Per user and report group of a campaign, the receipt days and the first receipt (see the header).
+    -- Per user and report group of a campaign, the receipt days and the first receipt: an impression for
+    -- content cards and in-app messages, a send for the other channels (never a control one).
     receipts as (
         select t.app_id, t.app_name, u.campaign_id, u.variant_id, u.user_key,
                campaign_conversions_from_user_state.from_date::timestamp
@@ -271,14 +291,16 @@ as $function$
         join cardinal.report_user_facts as u on u.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = u.app_id and s.campaign_id = u.campaign_id
         where u.campaign_id is not null
-          and (campaign_conversions_from_user_state.campaign is null or u.campaign_id = campaign_conversions_from_user_state.campaign)
+          and (campaign_conversions_from_user_state.campaign is null
+               or u.campaign_id = campaign_conversions_from_user_state.campaign)
           and (campaign_conversions_from_user_state.include_test or not u.test)
     ),
     recipients as (
         select app_id, app_name, campaign_id, variant_id, user_key, lower_time, time_zone,
                min(first_at) as first_at,
                count(distinct day) filter (
-                   where day between campaign_conversions_from_user_state.from_date and campaign_conversions_from_user_state.to_date
+                   where day between campaign_conversions_from_user_state.from_date
+                                 and campaign_conversions_from_user_state.to_date
                ) as days
         from receipts
         group by 1, 2, 3, 4, 5, 6, 7
@@ -318,7 +340,7 @@ as $function$
         from cohort as x
         join conversions as c
             on c.app_id = x.app_id and c.user_key = x.user_key and c.conversion_name = x.conversion_event
-        -- The window on the campaign's clock (0044), whatever the session's TimeZone.
+        -- The window on the campaign's clock (report_window_end), whatever the session's TimeZone.
         where c.time >= x.first_at
           and c.time <= cardinal.report_window_end(x.first_at, x.conversion_window, x.time_zone)
     ),
@@ -359,5 +381,5 @@ alter function cardinal.campaign_conversions_from_user_state(text, date, date, t
 grant execute on function cardinal.campaign_conversions_from_user_state(text, date, date, text, boolean) to cardinal_reader;
 comment on function cardinal.campaign_conversions_from_user_state(text, date, date, text, boolean) is
     'campaign_conversions computed from the per-user report state (report_user_facts, report_conversion_facts, '
-    'report_conversion_value_facts; 0030''s body), with or without test events. campaign_conversions calls it '
-    'for include_test (0043).';
+    'report_conversion_value_facts), with or without test events. campaign_conversions calls it for '
+    'include_test, which the counts of campaign_conversions_from_receipts do not hold.';

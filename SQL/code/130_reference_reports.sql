@@ -76,7 +76,8 @@ comment on function cardinal.unique_impressions_reference(text, date, date, bool
     'property tests compare both.';
 
 
--- The reference over raw events (0034's body, identified_events since 0032), the window likewise.
+-- The reference of control_arms over the raw events (identities merged by identified_events): the raw-event
+-- cohort, counted by the same control_arms_of_cohort as the per-user state's.
 create or replace function cardinal.control_arms_reference(
     app               text,
     campaign          text,
@@ -104,40 +105,87 @@ create or replace function cardinal.control_arms_reference(
     language sql
     stable
 as $function$
+    select *
+    from cardinal.control_arms_of_cohort(control_arms_reference.app, control_arms_reference.campaign,
+                                         control_arms_reference.from_date, control_arms_reference.to_date,
+                                         control_arms_reference.as_of, control_arms_reference.conversion,
+                                         control_arms_reference.conversion_window,
+                                         control_arms_reference.include_test, control_arms_reference.canvas,
+                                         true);
+$function$;
+alter function cardinal.control_arms_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_arms_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
+comment on function cardinal.control_arms_reference(text, text, date, date, timestamptz, text, interval, boolean, text) is
+    'Reference implementation of control_arms over the raw events, identities merged (identified_events): the '
+    'same arguments and rows, computed without the report state: the users of control_cohort_reference, '
+    'counted by control_arms_of_cohort; the window ends by report_window_end in the report days'' zone. Slow on '
+    'large apps; for checking numbers and tests.';
+
+
+-- The raw-event cohort of the control report: one row per user first exposed in the range and source, with
+-- its arm, whether it is in several arms, has matured at as_of and converted within the window.
+create or replace function cardinal.control_cohort_reference(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz,
+    conversion        text,
+    conversion_window interval,
+    include_test      boolean,
+    canvas            text
+)
+    returns table (
+        app_name         text,
+        source_id        text,
+        conversion_event text,
+        window_length    interval,
+        variant_id       text,
+        control          boolean,
+        several_arms     boolean,
+        matured          boolean,
+        converted        boolean
+    )
+    language sql
+    stable
+as $function$
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(control_arms_reference.from_date, control_arms_reference.to_date)
-          and cardinal.check_control_source(control_arms_reference.campaign, control_arms_reference.canvas)
-          and (control_arms_reference.app is null or a.name = control_arms_reference.app)
+        where cardinal.check_report_range(control_cohort_reference.from_date, control_cohort_reference.to_date)
+          and cardinal.check_control_source(control_cohort_reference.campaign, control_cohort_reference.canvas)
+          and (control_cohort_reference.app is null or a.name = control_cohort_reference.app)
     ),
-    -- The campaigns (or the canvas) with an exposure in the broad range (see 0010), with their settings and
-    -- exact bounds. A few rows, materialized: the history scan below is then one index scan per campaign.
+    -- The campaigns (or the canvas) with an exposure in the broad range, with their settings and exact bounds.
+    -- Each campaign has its own zone, so the exact range is only known per row: the scan takes every event
+    -- from from_date - 1 day to to_date + 2 days in UTC (no zone is more than 14 hours from UTC), a constant
+    -- range that prunes the monthly partitions. A few rows, materialized: the history scan below is then one
+    -- index scan per campaign.
     sources as materialized (
         select c.app_id, c.app_name, c.source_id,
-               coalesce(control_arms_reference.conversion, s.conversion_event) as conversion_event,
-               coalesce(control_arms_reference.conversion_window, s.conversion_window, interval '3 days')
+               coalesce(control_cohort_reference.conversion, s.conversion_event) as conversion_event,
+               coalesce(control_cohort_reference.conversion_window, s.conversion_window, interval '3 days')
                    as window_length,
                c.zone as time_zone,
-               control_arms_reference.from_date::timestamp at time zone c.zone as lower_time,
-               (control_arms_reference.to_date + 1)::timestamp at time zone c.zone as upper_time
+               control_cohort_reference.from_date::timestamp at time zone c.zone as lower_time,
+               (control_cohort_reference.to_date + 1)::timestamp at time zone c.zone as upper_time
         from (
             select distinct t.app_id, t.app_name, coalesce(e.campaign_id, e.canvas_id) as source_id,
-                   coalesce(case when control_arms_reference.canvas is null then s.report_time_zone end,
+                   coalesce(case when control_cohort_reference.canvas is null then s.report_time_zone end,
                             t.report_time_zone) as zone
             from target as t
             join cardinal.identified_events as e on e.app_id = t.app_id
             left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
-            where case when control_arms_reference.canvas is null
+            where case when control_cohort_reference.canvas is null
                        then e.campaign_id is not null
-                            and (control_arms_reference.campaign is null
-                                 or e.campaign_id = control_arms_reference.campaign)
-                       else e.canvas_id = control_arms_reference.canvas end
+                            and (control_cohort_reference.campaign is null
+                                 or e.campaign_id = control_cohort_reference.campaign)
+                       else e.canvas_id = control_cohort_reference.canvas end
               and e.type in ('impression', 'send')
               and (e.type = 'impression' or e.channel = 'push')
-              and (control_arms_reference.include_test or not e.test)
-              and e.time >= (control_arms_reference.from_date - 1)::timestamp at time zone 'UTC'
-              and e.time < (control_arms_reference.to_date + 2)::timestamp at time zone 'UTC'
+              and (control_cohort_reference.include_test or not e.test)
+              and e.time >= (control_cohort_reference.from_date - 1)::timestamp at time zone 'UTC'
+              and e.time < (control_cohort_reference.to_date + 2)::timestamp at time zone 'UTC'
         ) as c
         left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.source_id
     ),
@@ -153,12 +201,12 @@ as $function$
         join cardinal.identified_events as e
             on e.app_id = c.app_id
            and coalesce(e.campaign_id, e.canvas_id) = c.source_id
-        where case when control_arms_reference.canvas is null
+        where case when control_cohort_reference.canvas is null
                    then e.campaign_id is not null
                    else e.canvas_id is not null end
           and e.type in ('impression', 'send')
           and (e.type = 'impression' or e.channel = 'push')
-          and (control_arms_reference.include_test or not e.test)
+          and (control_cohort_reference.include_test or not e.test)
           and e.time < c.upper_time
         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     ),
@@ -170,62 +218,37 @@ as $function$
                min(variant_id) as variant_id
         from arm_exposures
         group by app_id, source_id, user_key, app_name, conversion_event, window_length, time_zone, lower_time
-    ),
-    -- The conversion of each matured user is a probe of that user's events (identified_events_of_user, 0082:
-    -- a correlated EXISTS on the events, not on a CTE, its cost per user whatever the estimates).
-    cohort as (
-        select x.app_name, x.source_id, x.conversion_event, x.window_length, x.variant_id, x.control,
-               x.arms > 1 as several_arms,
-               window_end.time <= control_arms_reference.as_of as matured,
-               x.arms = 1
-                   and window_end.time <= control_arms_reference.as_of
-                   and x.conversion_event is not null
-                   and exists (
-                       select
-                       from cardinal.identified_events_of_user(x.app_id, x.user_key) as v
-                       where v.type = 'conversion'
-                         and v.conversion_name = x.conversion_event
-                         and v.time >= x.exposed_at
-                         and v.time <= window_end.time
-                         and (control_arms_reference.include_test or not v.test)
-                   ) as converted
-        from exposed as x
-        cross join lateral (
-            select cardinal.report_window_end(x.exposed_at, x.window_length, x.time_zone) as time
-        ) as window_end
-        where x.exposed_at >= x.lower_time
-    ),
-    arm_groups as (
-        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
-               count(*) filter (where matured) as users,
-               case when conversion_event is not null then count(*) filter (where converted) end as converters,
-               count(*) as exposed_users
-        from cohort
-        group by app_name, source_id, conversion_event, window_length, variant_id, control, several_arms
-    ),
-    arms as (
-        select app_name, source_id, conversion_event, window_length, variant_id, control, several_arms,
-               users, converters, exposed_users,
-               coalesce(sum(exposed_users) filter (where several_arms)
-                            over (partition by app_name, source_id), 0)::bigint as users_in_several_arms
-        from arm_groups
     )
-    select app_name,
-           case when control_arms_reference.canvas is null then source_id end,
-           conversion_event, window_length, variant_id, control,
-           users, converters, exposed_users, users_in_several_arms,
-           case when control_arms_reference.canvas is not null then source_id end
-    from arms
-    where not several_arms
-    order by app_name, source_id, control desc, variant_id nulls first;
+    -- The conversion of each matured user is a probe of that user's events (identified_events_of_user: a
+    -- correlated EXISTS on the events, not on a CTE, its cost per user whatever the estimates).
+    select x.app_name, x.source_id, x.conversion_event, x.window_length, x.variant_id, x.control,
+           x.arms > 1 as several_arms,
+           window_end.time <= control_cohort_reference.as_of as matured,
+           x.arms = 1
+               and window_end.time <= control_cohort_reference.as_of
+               and x.conversion_event is not null
+               and exists (
+                   select
+                   from cardinal.identified_events_of_user(x.app_id, x.user_key) as v
+                   where v.type = 'conversion'
+                     and v.conversion_name = x.conversion_event
+                     and v.time >= x.exposed_at
+                     and v.time <= window_end.time
+                     and (control_cohort_reference.include_test or not v.test)
+               ) as converted
+    from exposed as x
+    cross join lateral (
+        select cardinal.report_window_end(x.exposed_at, x.window_length, x.time_zone) as time
+    ) as window_end
+    where x.exposed_at >= x.lower_time;
 $function$;
-alter function cardinal.control_arms_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
-grant execute on function cardinal.control_arms_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
-comment on function cardinal.control_arms_reference(text, text, date, date, timestamptz, text, interval, boolean, text) is
-    'Reference implementation of control_arms over the raw events (0012, 0014, 0034), identities merged '
-    '(identified_events, 0032): the same arguments and rows, computed without the report state; the window '
-    'ends by report_window_end in the report days'' zone (0046). Slow on large apps; for checking numbers and '
-    'tests.';
+alter function cardinal.control_cohort_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_cohort_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text) to cardinal_reader;
+comment on function cardinal.control_cohort_reference(text, text, date, date, timestamptz, text, interval, boolean, text) is
+    'The users control_arms_reference counts, from the raw events (identified_events): per user first exposed '
+    'in from_date..to_date of a campaign (or the canvas), its source, settings and arm, whether it is in '
+    'several arms, its window has elapsed by as_of and it converted within the window (report_window_end in '
+    'the report days'' zone). The raw-event twin of control_cohort_from_user_state.';
 
 
 create or replace function cardinal.anomalies_reference(
@@ -349,8 +372,9 @@ comment on function cardinal.push_opens_reference(text, date, date, boolean, tex
     'without the report state. Slow on large apps; for checking numbers and tests.';
 
 
--- The campaign conversions computed elsewhere switch to the window on the campaign's clock (see the notes):
--- 0030's reference (over identified_events since 0032) and its per-user-state body (include_test, 0043).
+-- The reference of campaign_conversions over the raw events (identities merged by identified_events): each
+-- recipient's first receipt and receipt days from the events, and each converter's conversions in its window
+-- (on the campaign's clock, as the report's) by a probe of that user's events.
 create or replace function cardinal.campaign_conversions_reference(
     app          text,
     from_date    date,
@@ -374,7 +398,6 @@ create or replace function cardinal.campaign_conversions_reference(
     language sql
     stable
 as $function$
-
     with receipts as (
         select a.app_id, a.name as app_name, e.campaign_id, e.variant_id, e.user_key, e.time,
                (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day,
@@ -413,7 +436,7 @@ as $function$
             from cardinal.identified_events_of_user(r.app_id, r.user_key) as e
             where e.type = 'conversion'
               and e.conversion_name = g.conversion_event
-              -- The window on the campaign's clock (0044), whatever the session's TimeZone.
+              -- The window on the campaign's clock (report_window_end), whatever the session's TimeZone.
               and e.time between r.first_at
                              and cardinal.report_window_end(r.first_at, g.conversion_window, r.time_zone)
               and (campaign_conversions_reference.include_test or not e.test)
@@ -456,8 +479,9 @@ $function$;
 alter function cardinal.campaign_conversions_reference(text, date, date, text, boolean) owner to cardinal_owner;
 grant execute on function cardinal.campaign_conversions_reference(text, date, date, text, boolean) to cardinal_reader;
 comment on function cardinal.campaign_conversions_reference(text, date, date, text, boolean) is
-    'Reference implementation of campaign_conversions over the raw events (0030): the same arguments and rows, '
-    'computed without the report state. Slow on large apps; for checking numbers and tests.';
+    'Reference implementation of campaign_conversions over the raw events, identities merged '
+    '(identified_events): the same arguments and rows, computed without the report state. Slow on large apps; '
+    'for checking numbers and tests.';
 
 
 create or replace function cardinal.exposure_anomalies_reference(
