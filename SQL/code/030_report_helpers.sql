@@ -195,7 +195,10 @@ comment on function cardinal.report_user_day_pairs(date[], date[], date[], date[
 -- (x + z²/2)/(n + z²) ± z·√n/(n + z²) · √(p̂(1 − p̂) + z²/(4n)), clamped to [0, 1] as the Swift code does
 -- (rounding can push a bound out by an ulp at x = 0 or x = n). PL/pgSQL rather than SQL: an inlined SQL
 -- function with constant arguments is folded while it is planned, and would divide by a zero trials there
--- whatever guard surrounds the division.
+-- whatever guard surrounds the division. The Experiments dashboard draws each arm's conversion rate with it:
+-- the stored control report keeps users and converters per arm but intervals only for the comparisons, and
+-- the report pages draw Wilson intervals (Sources/CardinalReports/Statistics/NewcombeInterval.swift), so the
+-- dashboard uses the same formula, in SQL.
 create or replace function cardinal.wilson_interval(
     successes bigint,
     trials    bigint,
