@@ -421,9 +421,11 @@ comment on function cardinal.report_unfolded_events_full() is
 
 
 -- The pending read: the queued events of one range of report_fold_user_hash (one part of a long queue) and the
--- events stored past the watermark, or inside a fold its snapshot. PL/pgSQL with the planner settings of the
--- state's reads (bitmap scans, no nested loops, no parallel workers, no JIT), which stop it from being inlined: its
--- callers read it as one function scan.
+-- events stored past the watermark, or inside a fold its snapshot. Sequential and plain index scans are off
+-- so that the read of events takes the BRIN index on stored_xid: the watermark is a value the planner cannot
+-- know when it plans, and its default guess for ">=" (a third of the table) would pick a sequential scan of
+-- every partition, where a bitmap scan of the BRIN index reads only the page ranges whose ids reach it. These
+-- SET clauses stop the function from being inlined: its callers read it as one function scan.
 create or replace function cardinal.report_unfolded_events_full(queue_hash_from bigint, queue_hash_below bigint)
     returns table (
         app_id          bigint,
