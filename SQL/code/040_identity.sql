@@ -285,7 +285,7 @@ comment on function cardinal.fold_identity_links() is
 --   - The new-user check was a NOT EXISTS in the lateral's WHERE, which the planner turns into an anti-join.
 --     Inside logging_anomalies_from_source (enable_nestloop off) that join became a hash anti-join rebuilt
 --     from the app's events once per anonymous event: anomalies_reference over 300 s (stopped); 5.3 s at 3,000.
--- * Now the first login is an aggregate over the device's events that carry a user (its user_id by time,
+-- * So the first login is an aggregate over the device's events that carry a user (its user_id by time,
 --   then id, and the smallest time, which is that event's). An aggregate reads every row of its input, so no
 --   index order can end it early, and the (app_id, device_id) index reads the fewest rows by any estimate.
 --   The new-user check is a NOT EXISTS in the select list: a subplan run per anonymous event with a login,
@@ -429,8 +429,8 @@ comment on column cardinal.identified_events.stored_xid is
 --   the devices: campaign_conversions_reference took 11.0 s without the fence.
 -- * unique_impressions_reference_unsplit joined push_opens_reference's rows to its events before counting
 --   them, and the plan recomputed the opens' aggregate once per event (40,186 times on FreshWorkload: 7.9 s).
---   The join now comes after the counts, one push row to one opens row, as the MIN over the joined rows it
---   replaces picked that row's value.
+--   The join comes after the counts, one push row to one opens row, which gives the value a MIN over the
+--   joined rows picked.
 -- * push_opens_reference's check that a send's user did not click (NOT EXISTS on its own CTE) became a nested
 --   loop over that CTE, which the planner estimates at one row: 20,000 sends × 6,667 clicks, 35.4 s in psql.
 --   push_opens_reference runs with nested loops off, as the state's reports do: 0.48 s. The setting stops
