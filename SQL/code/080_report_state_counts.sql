@@ -725,8 +725,8 @@ comment on function cardinal.recount_control_goal_days(bigint, text) is
 
 
 -- One campaign's further_converted_at looked up again in the folded conversion state: after a change of its
--- goals (trigger below) and by a migration that fills the column. One primary-key probe per row and goal; only the rows
--- whose value changes are written, so that the counting triggers see only those.
+-- goals (trigger below) and by a migration that fills the column. One primary-key probe per row and goal; only
+-- the rows whose value changes are written, so that the counting triggers see only those.
 create or replace function cardinal.refresh_control_goal_conversions(app bigint, campaign text)
     returns void
     language sql
