@@ -483,7 +483,8 @@ begin
                null::bigint as stored_xid, q.placement_id, q.button_id, q.value, q.currency
         from cardinal.report_fold_queue as q
         left join cardinal.identity_links as l
-            on l.app_id = q.app_id and starts_with(q.user_key, 'device:') and l.device_id = substr(q.user_key, 8) and l.merged
+            on l.app_id = q.app_id and starts_with(q.user_key, 'device:') and l.device_id = substr(q.user_key, 8)
+               and l.merged
         -- The queued events of one part only, by the queue's index.
         where cardinal.report_fold_user_hash(q.user_key) >= report_unfolded_events_full.queue_hash_from
           and cardinal.report_fold_user_hash(q.user_key) < report_unfolded_events_full.queue_hash_below

@@ -621,9 +621,9 @@ comment on trigger report_user_state_forget_control_exposures on cardinal.report
 --   conditions still reach the view's scans.
 --
 -- * Each caller passes only the arguments it filters every read of the state by, so no caller loses a row
---   it used: logging_anomalies_from_source joins the users of the campaigns a canvas touches without the canvas
---   condition, so it passes the campaign alone; control_arms_from_user_state and exposure_anomalies_from_user_state filter by
---   both. Callers without a canvas argument pass NULL.
+--   it used: logging_anomalies_from_source joins the users of the campaigns a canvas touches without the
+--   canvas condition, so it passes the campaign alone; control_arms_from_user_state and
+--   exposure_anomalies_from_user_state filter by both. Callers without a canvas argument pass NULL.
 --
 -- * campaign_conversions does not read report_user_facts: it has state of its own (report_campaign_receipts).
 create or replace function cardinal.report_user_facts_of(campaign text, canvas text)
