@@ -698,8 +698,8 @@ comment on function cardinal.unfolded_stored_events() is
 --       (millions queued, folded in parts), a first login re-keys a device and scans all of them for each
 --       of the device's events; the rebuild also vacuums the emptied queue, so the next rebuild starts from
 --       statistics that say the queue is empty.
---   Joining the events to report_groups with IS NOT DISTINCT FROM is no better: a hash
---   join cannot use: it hashed on (channel, test) and filtered the rest (3,500,000 rows removed by the join
+--   Joining the events to report_groups with IS NOT DISTINCT FROM is no better: a hash join cannot use that
+--   operator, so it hashed on (channel, test) and filtered the rest (3,500,000 rows removed by the join
 --   filter for 250,000 events of 60 groups).
 --
 -- * subtract_folded_daily_counts is that statement once, for both callers, with the plan fixed: joins and
