@@ -1,4 +1,10 @@
--- Settings and keys: the timestamps, campaign goals and report windows that settings drive.
+-- Settings: what the settings tables drive in the reports.
+--
+-- touch_updated_at keeps settings.updated_at and campaign_settings.updated_at true through two triggers.
+-- campaign_conversion_goals lists every campaign's conversion events by ordinal (the primary one from
+-- campaign_settings, the others from campaign_conversion_events); campaign_conversion_goal_events folds them
+-- into the array the report state indexes. report_window_end computes where a conversion window ends in the
+-- campaign's time zone, and check_control_source is the argument rule of the control reports.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
@@ -48,7 +54,7 @@ $function$;
 alter function cardinal.session_start_state_name() owner to cardinal_owner;
 comment on function cardinal.session_start_state_name() is
     'The conversion name under which the report state (report_conversion_state) keeps session starts: '
-    '''$session_start'', which no conversion can have (0005).';
+    '''$session_start'', which no conversion can have (conversion names may not start with $).';
 
 
 create or replace view cardinal.campaign_conversion_goals as
@@ -114,11 +120,11 @@ comment on column cardinal.campaign_conversion_goal_events.conversion_events is
     'Element k: the conversion event of ordinal k (campaign_conversion_goals), NULL when none.';
 
 
--- 0044's window end, the same instants, in a body the planner can inline: 0044's added the hours to a
--- timestamptz, an operator that is only stable (it adds days in the session's zone), and PostgreSQL does not
--- inline an immutable function whose body is not, so every row called it as a function (two calls per user
--- read: all campaigns of 300 k events took 365–460 ms with the calls, 189–202 ms inlined). The hours are added
--- to the UTC wall time instead, which is elapsed time there.
+-- The window end is written so that the planner can inline it. Adding the hours to a timestamptz would use an
+-- operator that is only stable (it adds days in the session's zone), and PostgreSQL does not inline an
+-- immutable function whose body is not, so every row would call it as a function (two calls per user read:
+-- all campaigns of 300 k events took 365–460 ms with the calls, 189–202 ms inlined). The hours are added to
+-- the UTC wall time instead, which is elapsed time there.
 create or replace function cardinal.report_window_end(started_at timestamptz, window_length interval, time_zone text)
     returns timestamptz
     language sql
@@ -136,5 +142,5 @@ grant execute on function cardinal.report_window_end(timestamp with time zone, i
 comment on function cardinal.report_window_end(timestamptz, interval, text) is
     'The end of a conversion window of window_length that starts at started_at: its months and days added on '
     'the calendar of time_zone (the campaign''s report time zone), its hours as elapsed time, as a session in '
-    'that zone adds them, so that it is the same whatever the session''s TimeZone (0044); inlined by the '
-    'planner (0046).';
+    'that zone adds them, so that it is the same whatever the session''s TimeZone; written with immutable '
+    'operators only, so that the planner inlines it.';

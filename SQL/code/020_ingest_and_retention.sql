@@ -1,5 +1,11 @@
 -- Ingest and retention: monthly event partitions, what expires and when, the transactions that stored events.
 --
+-- cardinald calls ensure_event_partitions before a batch reaches a month it has not seen; the statement at the
+-- end of this file makes the months of the retention window. drop_expired_event_partitions and
+-- delete_expired_rejected_events (run by `cardinal retention apply`) remove what expired_event_partitions and
+-- expired_rejected_events list, both judged by effective_retention. Two triggers keep event_storing_xids, the
+-- transactions that stored events the fold has not passed yet, which the pending reads of the report state use.
+--
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
@@ -131,7 +137,10 @@ comment on function cardinal.effective_retention(interval) is
     'refuses a retention that is not positive.';
 
 
--- 0018's function, reading its partitions from expired_event_partitions; otherwise unchanged.
+-- Drops the partitions expired_event_partitions lists, oldest first. Each drop takes ACCESS EXCLUSIVE on
+-- cardinal.events, so lock_timeout bounds the wait (inserts and reports queue behind a waiting drop); a busy
+-- table stops the run with a warning instead of blocking ingest. The report state of the apps whose events
+-- went is rebuilt from what is left, since it still counts them.
 create or replace function cardinal.drop_expired_event_partitions(retention interval default null)
     returns setof text
     language plpgsql
@@ -269,7 +278,7 @@ alter function cardinal.record_event_storing_xid() owner to cardinal_owner;
 revoke all on function cardinal.record_event_storing_xid() from public;
 comment on function cardinal.record_event_storing_xid() is
     'Statement trigger of cardinal.events: records the storing transaction in event_storing_xids, the same id '
-    'events.stored_xid defaults to (0061).';
+    'events.stored_xid defaults to.';
 
 
 create or replace trigger events_record_storing_xid
@@ -278,7 +287,7 @@ create or replace trigger events_record_storing_xid
     execute function cardinal.record_event_storing_xid();
 comment on trigger events_record_storing_xid on cardinal.events is
     'Records each storing transaction in event_storing_xids, so that a pending read knows whether to read '
-    'the partitions (0061).';
+    'the partitions.';
 
 
 -- Forgets the transactions a fold's watermark has passed.
@@ -297,7 +306,7 @@ alter function cardinal.prune_event_storing_xids() owner to cardinal_owner;
 revoke all on function cardinal.prune_event_storing_xids() from public;
 comment on function cardinal.prune_event_storing_xids() is
     'Row trigger of report_fold_watermark: deletes the rows of event_storing_xids below the new folded_below, '
-    'whose events are folded (0061).';
+    'whose events are folded.';
 
 
 create or replace trigger report_fold_watermark_prunes_storing_xids
@@ -306,7 +315,7 @@ create or replace trigger report_fold_watermark_prunes_storing_xids
     when (new.folded_below > old.folded_below)
     execute function cardinal.prune_event_storing_xids();
 comment on trigger report_fold_watermark_prunes_storing_xids on cardinal.report_fold_watermark is
-    'Prunes event_storing_xids as a fold advances the watermark (0061).';
+    'Prunes event_storing_xids as a fold advances the watermark.';
 
 
 -- The partitions for the whole retention window and two months ahead, so that a new install accepts events

@@ -1,16 +1,21 @@
 -- Helpers every report shares: argument checks, day sets and pairs, message parts, severity.
 --
+-- The check_* functions raise on bad report arguments (the reports themselves are inlinable SQL and cannot);
+-- try_jsonb reads rejected events safely; anomaly_severity and wilson_interval give the reports' severities
+-- and rate intervals; report_day_set, report_day_pairs and report_user_day_pairs give the day sets and pairs
+-- the report state counts; report_message_part and report_part_channel define the part breakdowns. A counting
+-- trigger of the report state builds its query with report_state_versions; copy_column_comments comments an
+-- _of_rows view like its table; report_state_lock_key serializes the fold and its requeueing.
+--
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
 
 
--- 0009_report_helpers.sql — small functions shared by the report functions of 0010–0012.
---
 -- The report functions themselves are LANGUAGE sql with a single SELECT and no SET clause, so that
 -- PostgreSQL inlines them into the caller's query: a psql user's constants (or the CLI's parameters,
 -- which libpq sends as an unnamed statement and therefore gets a custom plan for) reach the planner, and
--- partition pruning and the partial indexes of 0005 work as they would for a hand-written query. An
+-- partition pruning and the partial indexes of events work as they would for a hand-written query. An
 -- inlined SQL function cannot RAISE, so the argument checks live here, in plpgsql, and are called from the
 -- WHERE clause: with constant arguments they are IMMUTABLE calls that the planner folds, so a bad argument
 -- fails before any row is read.
@@ -65,7 +70,7 @@ comment on function cardinal.check_report_dimension(text) is
     'app_version, button_id, placement_id, message_id, else raises 22023.';
 
 
--- rejected_events.raw is text because a rejected event need not be valid JSON (0006). The anomaly report
+-- rejected_events.raw is text because a rejected event need not be valid JSON. The anomaly report
 -- reads the campaign and versions of rejected control interactions out of it, which must not fail the
 -- whole report on one malformed row.
 create or replace function cardinal.try_jsonb(raw text)
@@ -190,7 +195,10 @@ comment on function cardinal.report_user_day_pairs(date[], date[], date[], date[
 -- (x + z²/2)/(n + z²) ± z·√n/(n + z²) · √(p̂(1 − p̂) + z²/(4n)), clamped to [0, 1] as the Swift code does
 -- (rounding can push a bound out by an ulp at x = 0 or x = n). PL/pgSQL rather than SQL: an inlined SQL
 -- function with constant arguments is folded while it is planned, and would divide by a zero trials there
--- whatever guard surrounds the division.
+-- whatever guard surrounds the division. The Experiments dashboard draws each arm's conversion rate with it:
+-- the stored control report keeps users and converters per arm but intervals only for the comparisons, and
+-- the report pages draw Wilson intervals (Sources/CardinalReports/Statistics/NewcombeInterval.swift), so the
+-- dashboard uses the same formula, in SQL.
 create or replace function cardinal.wilson_interval(
     successes bigint,
     trials    bigint,
@@ -249,7 +257,7 @@ as $function$
 $function$;
 alter function cardinal.report_message_part(text, text, text, text, text) owner to cardinal_owner;
 comment on function cardinal.report_message_part(text, text, text, text, text) is
-    'The part of its message an event is on (0031): message_id for content cards, placement_id for banners, '
+    'The part of its message an event is on: message_id for content cards, placement_id for banners, '
     'button_id for in-app message clicks; '''' when the event lacks it (a body click), NULL for every other '
     'event.';
 
@@ -273,8 +281,8 @@ comment on function cardinal.report_part_channel(text) is
 
 
 -- The query of a counting trigger's touched rows before (after false) and after the statement, from their rows
--- now (current_rows, with written_by: the xmin and cmin of each) and the transition tables (added, removed),
--- as count_finding_day_users (0069, 0071) and count_session_units (0072) make theirs. An INSERT ... ON CONFLICT
+-- now (current_rows, with written_by: the xmin and cmin of each) and the transition tables (added, removed):
+-- the definition a counting trigger of the report state builds its statement from. An INSERT ... ON CONFLICT
 -- DO UPDATE fires the trigger twice, once with the rows it inserted (I) and once with those it updated (old
 -- O, new N), each seeing the table after the whole statement; the two firings are counted as the statement's
 -- two halves in a row, so the update's leaves out I: the touched rows that the statement wrote (the xmin and
@@ -327,12 +335,14 @@ alter function cardinal.report_state_versions(text, text[], text[]) owner to car
 comment on function cardinal.report_state_versions(text, text[], text[]) is
     'The query, for a statement trigger with transition tables added and removed and a CTE current_rows (the '
     'touched rows now, with written_by = xmin:cmin), of the touched rows before (after false) and after the '
-    'statement (after true), in the given columns; key_columns identify a row (0074). operation is TG_OP. '
-    'The update firing of an upsert leaves out the rows its insert half wrote, as count_session_units (0072).';
+    'statement (after true), in the given columns; key_columns identify a row. operation is TG_OP. '
+    'The update firing of an upsert leaves out the rows its insert half wrote, so that an INSERT ... ON '
+    'CONFLICT DO UPDATE counts each row once.';
 
 
--- The views' columns mean what the tables' do: their comments are copied, by a helper that later migrations'
--- _of_rows views can use too (0069, 0071 and 0072 spell the same loop out).
+-- A state table's _of_rows view means what the table does: this copies the table's column comments to the
+-- view, so that they need not be written twice. (The code files spell the views' comments out, so nothing
+-- calls it when they apply; it serves a migration or an operator who makes such a view.)
 create or replace function cardinal.copy_column_comments(view_name regclass, state_table regclass)
     returns void
     language plpgsql
@@ -356,5 +366,5 @@ $function$;
 alter function cardinal.copy_column_comments(regclass, regclass) owner to cardinal_owner;
 revoke all on function cardinal.copy_column_comments(regclass, regclass) from public;
 comment on function cardinal.copy_column_comments(regclass, regclass) is
-    'Comments each column of view_name with the comment of the state_table column of the same name (0074): a '
+    'Comments each column of view_name with the comment of the state_table column of the same name: a '
     'state table''s _of_rows view means what the table does.';

@@ -1,5 +1,12 @@
 -- Identity merge: which user a device belongs to, learned from logins.
 --
+-- A device's anonymous events count as the first user who logs in on it, when that user is new then
+-- (identity_is_new). The report state keeps what it learned in identity_links: pending_identity_links lists
+-- what the next fold changes, fold_identity_links applies it (the fold's first step), and
+-- requeue_identity_state forgets and re-queues the state of the keys whose events change owner. The raw-event
+-- side is identified_events, the same rule computed from events alone, and identified_events_of_user, its rows
+-- of one user by index: what the *_reference functions read. first_logins serves the backfill and erasure.
+--
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
@@ -12,7 +19,7 @@ create or replace function cardinal.identity_is_new(of_app bigint, of_user text,
     stable
     set search_path = pg_catalog, pg_temp
 as $function$
-    -- Through user_key so that events_user_key_idx (0022) serves it.
+    -- Through user_key so that events_user_key_idx serves it.
     select not exists (select from cardinal.events as e
                        where e.app_id = of_app and e.user_key = of_user and e.user_id = of_user
                          and e.time < logged_in_at);
@@ -48,7 +55,7 @@ comment on function cardinal.first_logins(bigint, text) is
     'whether its user was new then: what identity_links holds for it. of_app and of_device NULL = all.';
 
 
--- 0032's body, from unfolded_stored_events().
+-- The unfolded events that can teach a link: those with a user_id.
 create or replace function cardinal.unfolded_identified_events()
     returns table (app_id bigint, device_id text, user_id text, "time" timestamptz, id uuid)
     language sql
@@ -65,7 +72,9 @@ comment on function cardinal.unfolded_identified_events() is
     'half): what pending_identity_links() learns from.';
 
 
--- pending_identity_links (0032) with identity_is_new's probe inlined.
+-- identity_is_new's probe is written into the query rather than called: a SQL function with its own
+-- search_path is never inlined, so each call set up its executor state again (56 µs a call; a fold of 53,400
+-- first logins spent 3.0 s in the calls, 1.1 s with the probe inline, for the same rows).
 create or replace function cardinal.pending_identity_links()
     returns table (
         app_id       bigint,
@@ -123,7 +132,9 @@ comment on function cardinal.pending_identity_links() is
     'events count as until that fold (the merged user, else device: || device_id).';
 
 
--- Forgets the state of some resolved user keys and queues their events again: the re-key of 0015's notes.
+-- Forgets the state of some resolved user keys and queues their events again (re-keying). The state is kept
+-- per resolved user, so when a link changes which user a device's anonymous events count as, the state
+-- folded under the old key is wrong: it is deleted, and the next fold makes it again from the events.
 create or replace function cardinal.requeue_identity_state(
     app_id                  bigint,
     user_keys               text[],
@@ -155,8 +166,8 @@ begin
         where l.app_id = target_app and l.user_id = any(user_keys) and l.merged
     );
 
-    -- The day counts mix every user, so they lose exactly what the queued-again events added (as 0022's
-    -- erasure does): the fold adds it back.
+    -- The day counts mix every user, so they lose exactly what the queued-again events added (as erasure
+    -- does): the fold adds it back.
     select d.touched_groups, d.day_counts into touched, report_daily_counts from cardinal.subtract_folded_daily_counts(target_app, raw_keys, watermark) as d;
     -- A day left with no event goes, as a fresh fold would never have made it; the fold makes it again for
     -- the events queued below.
@@ -165,7 +176,7 @@ begin
       and c.impressions = 0 and c.clicks = 0 and c.dismissals = 0 and c.sends = 0
       and c.control_impressions = 0 and c.control_sends = 0;
 
-    -- Triggers take the same users' day pairs (0025) and dismissals (0027) out.
+    -- Triggers take the same users' day pairs and dismissals out.
     delete from cardinal.report_user_state as u
     using cardinal.report_groups as g
     where g.group_id = u.group_id and g.app_id = target_app and u.user_key = any(user_keys);
@@ -203,14 +214,14 @@ $function$;
 alter function cardinal.requeue_identity_state(bigint, text[]) owner to cardinal_owner;
 revoke all on function cardinal.requeue_identity_state(bigint, text[]) from public;
 comment on function cardinal.requeue_identity_state(bigint, text[]) is
-    'Re-keying (0032): deletes the report state of the given resolved user keys of one app (report_user_state '
+    'Re-keying: deletes the report state of the given resolved user keys of one app (report_user_state '
     'with its day pairs and dismissals, report_session_state, report_conversion_state), subtracts their '
     'folded events from report_daily_counts and queues those events again (events.user_key among the keys or '
     'the anonymous keys of the devices merged into them), so that the next fold makes their state anew under '
     'identity_links as they are then. Takes the state lock; returns what it touched.';
 
 
--- 0062's fold_identity_links, re-keying only the old keys that can have state.
+-- Applies the pending links, re-keying only the old keys that can have state.
 create or replace function cardinal.fold_identity_links()
     returns void
     language plpgsql
@@ -222,7 +233,11 @@ begin
     select * from cardinal.pending_identity_links();
     -- The old keys' state first, while the links are as they were: requeue_identity_state finds the devices
     -- linked to a previous user through them. A device's own key has state only when the app holds an
-    -- anonymous event of the device (see the notes of 0065).
+    -- anonymous event of the device: state under that key is folded from those events alone, and every event
+    -- stays in events as long as state counts it (erasure and retention delete both). Most first logins come
+    -- from devices that never sent an anonymous event, and re-keying each of them cost two index probes per
+    -- partition for nothing (6.6 s of an 11 s identity step on 53,400 first logins), so they are skipped after
+    -- one probe. The key of a previously linked user is always re-keyed.
     perform cardinal.requeue_identity_state(c.app_id, c.old_keys)
     from (
         select p.app_id, array_agg(distinct p.previous_key) as old_keys
@@ -249,37 +264,36 @@ $function$;
 alter function cardinal.fold_identity_links() owner to cardinal_owner;
 revoke all on function cardinal.fold_identity_links() from public;
 comment on function cardinal.fold_identity_links() is
-    'Part of fold_report_state() (0032), its first step: applies pending_identity_links(), re-keying the old '
+    'Part of fold_report_state(), its first step: applies pending_identity_links(), re-keying the old '
     'key of every device whose anonymous events change owner (requeue_identity_state), so that the rest of the fold '
     'folds their events under the new links. Not to be called alone.';
 
 
--- 0081_identified_events_lookups_whatever_the_plan.sql — identified_events (0035) finds a device's first login
--- by the device's index and checks that its user is new by the user's, whichever plan the planner picks, so
--- that no reference function is quadratic on a fresh load of devices that log in (issue 8, "Planner-proof").
+-- identified_events finds a device's first login by the device's index and checks that its user is new by the
+-- user's, whichever plan the planner picks, so that no reference function is quadratic on a fresh load of
+-- devices that log in (issue 8, "Planner-proof").
 --
 -- Design notes (why, not what):
 --
--- * 0035 promised two index probes per anonymous event "whatever the plan". Two plans broke it, both on a
---   bulk load of 30,000 devices that each log in after an anonymous event (60,000 events): the workload of
---   0079's test, now read by the reference functions instead of the state.
+-- * The view must cost two index probes per anonymous event "whatever the plan". Two earlier forms broke that,
+--   both on a bulk load of 30,000 devices that each log in after an anonymous event (60,000 events), read by
+--   the reference functions:
 --   - The first login was `order by time, id limit 1`. The primary key (app_id, time, id) yields that order,
 --     so the planner, which expects a match within the first rows, read the app's events by it and filtered
 --     on the device: every event of the app once per anonymous event. unique_impressions_reference ran for
 --     over 120 s (stopped); 3.3 s at 3,000 devices.
 --   - The new-user check was a NOT EXISTS in the lateral's WHERE, which the planner turns into an anti-join.
---     Inside logging_anomalies_from_source (0053: enable_nestloop off) that join became a hash anti-join rebuilt from
---     the app's events once per anonymous event: anomalies_reference over 300 s (stopped); 5.3 s at 3,000.
--- * Now the first login is an aggregate over the device's events that carry a user (its user_id by time,
+--     Inside logging_anomalies_from_source (enable_nestloop off) that join became a hash anti-join rebuilt
+--     from the app's events once per anonymous event: anomalies_reference over 300 s (stopped); 5.3 s at 3,000.
+-- * So the first login is an aggregate over the device's events that carry a user (its user_id by time,
 --   then id, and the smallest time, which is that event's). An aggregate reads every row of its input, so no
 --   index order can end it early, and the (app_id, device_id) index reads the fewest rows by any estimate.
 --   The new-user check is a NOT EXISTS in the select list: a subplan run per anonymous event with a login,
 --   on the (app_id, user_key) index, which no join setting affects. It takes the app from the lookup rather
 --   than from the event: a reference outside the lateral is not a key of the Memoize node the planner may
 --   put over it, which then empties its cache on every row (a review's scratch load of 200,000 events, 10 %
---   anonymous: 0 hits in 180,000, 4.9–7.2 s for a scan of the view where 0035 took 0.3–0.6 s). The rule is 0032's, unchanged, and so are the columns, so CREATE OR
---   REPLACE keeps the dependent functions and the column comments. The same 60,000 events: every reference
---   function in 2–5 s (PlannerProofReportsTests).
+--   anonymous: 0 hits in 180,000, 4.9–7.2 s for a scan of the view, against 0.3–0.6 s with the app taken
+--   from the lookup). The same 60,000 events: every reference function in 2–5 s (PlannerProofReportsTests).
 create or replace view cardinal.identified_events as
 select e.app_id, e.id, e.type, e.channel, e.time, e.received_at, e.user_id, e.device_id, e.session_id,
        e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.control, e.message_id, e.placement_id,
@@ -289,7 +303,7 @@ select e.app_id, e.id, e.type, e.channel, e.time, e.received_at, e.user_id, e.de
        e.stored_xid
 from cardinal.events as e
 left join lateral (
-    -- Only a user new at the login. An identified event's user_key is its user_id (0005), which lets the
+    -- Only a user new at the login. An identified event's user_key is its user_id, which lets the
     -- (app_id, user_key) index answer.
     select case
                when first_login.user_id is not null
@@ -316,11 +330,11 @@ left join lateral (
 alter view cardinal.identified_events owner to cardinal_owner;
 grant select on cardinal.identified_events to cardinal_reader;
 comment on view cardinal.identified_events is
-    'cardinal.events with user_key resolved by the identity-merge rule (0032) computed from the raw events '
+    'cardinal.events with user_key resolved by the identity-merge rule computed from the raw events '
     'alone, without identity_links: an anonymous event counts as the first user (by time, then id) of an '
     'event carrying its device_id and a user_id, when that user had no event before it. Looked up per '
-    'anonymous event on the (app_id, device_id) and (app_id, user_key) indexes whatever the plan (0035, '
-    '0081), so its cost never depends on a row estimate. What the reference functions read.';
+    'anonymous event on the (app_id, device_id) and (app_id, user_key) indexes whatever the plan, so its '
+    'cost never depends on a row estimate. What the reference functions read.';
 comment on column cardinal.identified_events.app_id is
     'The app that sent the event: the app of the ingest key that authenticated the request.';
 comment on column cardinal.identified_events.id is
@@ -389,53 +403,51 @@ comment on column cardinal.identified_events.user_key is
     '''device:'' || device_id.';
 comment on column cardinal.identified_events.stored_xid is
     'Id (64-bit, with epoch) of the transaction that stored the event; NULL for events stored before '
-    'migration 0021. The report-state fold finds new events by it (report_fold_watermark).';
+    'Cardinal recorded it (they count as folded). The report-state fold finds new events by it '
+    '(report_fold_watermark).';
 
 
--- 0082_reference_lookups_by_user.sql — the reference functions look up one user's events by index, and the
--- push report's influenced opens are joined to its rows once per row rather than once per event (issue 8,
--- "Planner-proof").
+-- The reference functions look up one user's events by index (issue 8, "Planner-proof").
 --
 -- Design notes (why, not what):
 --
 -- * Three reference functions read, for each recipient or exposed user, that user's conversions or app opens
 --   in a window: `identified_events … where e.user_key = r.user_key`. identified_events computes user_key (the
---   identity merge, 0032), so no index can answer that condition: each lookup read every event of its type in
+--   identity merge), so no index can answer that condition: each lookup read every event of its type in
 --   the window, for every user, which grows with users × events. Over FreshWorkload (50,000 events, 6,000
 --   users, every tenth anonymous) in psql: campaign_conversions_reference 19.8 s, push_opens_reference 1.4 s.
 -- * identified_events_of_user(app_id, user_key) returns what identified_events gives one user, from indexes
---   alone: its identified events on (app_id, user_key) (an identified event's user_key is its user_id, 0005),
+--   alone: its identified events on (app_id, user_key) (an identified event's user_key is its user_id),
 --   then the anonymous events of each device that could be merged into it (one its events name, or the device
 --   whose key it is) on (app_id, device_id), kept when identified_events gives them this user. Over both test
---   workloads (FreshWorkload, and 0081's 30,000 devices that log in), every event of the app came back exactly
+--   workloads (FreshWorkload, and 30,000 devices that log in), every event of the app came back exactly
 --   once across its users' calls (EXCEPT ALL against identified_events, in psql: none left). The property
 --   tests compare every reference function that calls it with the report state.
---   campaign_conversions_reference, control_arms_reference and push_opens_reference now call it, each edited
---   in place (the one condition; the rest of each body unchanged), as 0079 and 0080 edited theirs.
+--   campaign_conversions_reference, control_arms_reference and push_opens_reference call it.
 -- * Its lookup of a device's events is fenced (OFFSET 0). Inlined and flattened, the planner read the app's
 --   conversions of the window for every user through the caller's conditions, and only then matched them to
 --   the devices: campaign_conversions_reference took 11.0 s without the fence.
 -- * unique_impressions_reference_unsplit joined push_opens_reference's rows to its events before counting
 --   them, and the plan recomputed the opens' aggregate once per event (40,186 times on FreshWorkload: 7.9 s).
---   The join now comes after the counts, one push row to one opens row, as the MIN over the joined rows it
---   replaces picked that row's value.
+--   The join comes after the counts, one push row to one opens row, which gives the value a MIN over the
+--   joined rows picked.
 -- * push_opens_reference's check that a send's user did not click (NOT EXISTS on its own CTE) became a nested
 --   loop over that CTE, which the planner estimates at one row: 20,000 sends × 6,667 clicks, 35.4 s in psql.
---   The function now runs with nested loops off, as the state's reports do (0053): 0.48 s. The setting stops
---   it from being inlined, which costs nothing now that unique_impressions_reference_unsplit joins it once per
+--   push_opens_reference runs with nested loops off, as the state's reports do: 0.48 s. The setting stops
+--   it from being inlined, which costs nothing since unique_impressions_reference_unsplit joins it once per
 --   push row.
 -- * On FreshWorkload, in psql: unique_impressions_reference 7.8 → 1.1 s (by day 9.8 → 1.2 s),
 --   campaign_conversions_reference 19.8 → 3.0 s, push_opens_reference 1.4 → 0.3 s; control_arms_reference
 --   0.33 → 0.68 s (a probe per exposed user, where this workload's few matured users were cheaper to scan for).
 --   PlannerProofReportsTests' 20,000 devices that log in, click, convert and get a push:
---   campaign_conversions_reference 2.9 s, over its 60 s timeout before; unique_impressions_reference 2.6 s,
+--   campaign_conversions_reference 2.9 s, over its 60 s timeout without the lookup; unique_impressions_reference 2.6 s,
 --   32.5 s with nested loops left on in push_opens_reference.
 create or replace function cardinal.identified_events_of_user(app_id bigint, user_key text)
     returns setof cardinal.identified_events
     language sql
     stable
 as $function$
-    -- Its identified events: an identified event's user_key is its user_id (0005), on the (app_id, user_key)
+    -- Its identified events: an identified event's user_key is its user_id, on the (app_id, user_key)
     -- index.
     select e.app_id, e.id, e.type, e.channel, e.time, e.received_at, e.user_id, e.device_id, e.session_id,
            e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.control, e.message_id, e.placement_id,
@@ -476,8 +488,8 @@ $function$;
 alter function cardinal.identified_events_of_user(bigint, text) owner to cardinal_owner;
 grant execute on function cardinal.identified_events_of_user(bigint, text) to cardinal_reader;
 comment on function cardinal.identified_events_of_user(bigint, text) is
-    'The rows of identified_events (0032) of one app whose user_key is the given one, looked up by index: '
+    'The rows of identified_events of one app whose user_key is the given one, looked up by index: '
     'the user''s identified events on (app_id, user_key), and the anonymous events of each device that could '
     'be merged into it (one its events name, or the device whose key it is) on (app_id, device_id). What the '
-    'reference functions read a user''s conversions and app opens from (0082). Lists the view''s columns: a '
-    'migration that changes the view replaces this function with it.';
+    'reference functions read a user''s conversions and app opens from. Lists the view''s columns: a change '
+    'to the view''s columns changes this function with it.';

@@ -1,12 +1,22 @@
 -- The fold: pending events into the report state tables, and forgetting a user's rows.
 --
+-- fold_report_state is the entry point (cardinald calls it periodically, as does `cardinal state fold`): in one
+-- REPEATABLE READ transaction under the state lock it learns identity links, takes one snapshot of the pending
+-- events, runs each fold_report_* step over the report_pending_* views and finally fold_report_user_state,
+-- which moves the watermark. Each state table derived from report_user_state or report_conversion_state has a
+-- forget_* statement trigger that deletes the same users' rows when their state is deleted (erasure, re-keying,
+-- requeue, retention), so that the next fold makes them anew. report_user_facts_of reads one source's per-user
+-- state by index for the reports.
+--
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
 
 
--- 0043's fold with the values step after the steps that read the pending conversions (its work_mem, security
--- and horizon kept).
+-- The steps run in the order their reads need: the links before the snapshot (they may queue re-keyed events),
+-- the steps that read the pending conversions before the conversion and value state take them, and
+-- fold_report_user_state, which moves the watermark, last. SECURITY DEFINER so that cardinal_ingest can fold;
+-- work_mem for the hashes of a large batch.
 create or replace function cardinal.fold_report_state()
     returns bigint
     language plpgsql
@@ -26,9 +36,10 @@ begin
     if not pg_try_advisory_xact_lock(cardinal.report_state_lock_key()) then
         return null;
     end if;
-    -- Another cluster's watermark would fold nothing, silently (0070).
+    -- Another cluster's watermark would fold nothing, silently.
     perform cardinal.check_report_fold_watermark();
-    -- A rebuild that committed after this fold's snapshot: a serialization failure, now (0078).
+    -- A rebuild that committed after this fold's snapshot updated this row: locking it raises a serialization
+    -- failure now, before anything is folded (requeue_report_state explains why).
     perform from cardinal.report_fold_watermark for no key update;
     -- The links first: they may queue re-keyed events, which the snapshot must hold.
     perform cardinal.fold_identity_links();
@@ -37,8 +48,7 @@ begin
     perform cardinal.fold_report_dismissals();
     perform cardinal.fold_report_push_sends();
     perform cardinal.fold_report_parts();
-    -- Before the conversion and value state take the pending conversions: these steps add them themselves
-    -- (0040, 0043, 0045).
+    -- Before the conversion and value state take the pending conversions: these steps add them themselves.
     perform cardinal.fold_report_control_exposures();
     perform cardinal.fold_report_campaign_receipts();
     perform cardinal.fold_report_conversion_values();
@@ -58,14 +68,14 @@ grant execute on function cardinal.fold_report_state() to cardinal_ingest;
 comment on function cardinal.fold_report_state() is
     'Folds the unfolded events (report_unfolded_events) into the report state: every event stored past the '
     'watermark, and of the re-queued events (report_fold_queue) all of them or, when there are more than '
-    'cardinal.fold_queue_budget, one part of the users (0064); advances the watermark and returns how many, '
-    'or NULL when another fold holds the state lock. Learns identity links first (fold_identity_links, '
-    '0032), then reads the pending events once (take_report_fold_snapshot, 0038) for every step, '
-    'report_control_exposures (0040) and report_campaign_receipts (0043) among them, before the conversions '
-    'reach report_conversion_value_state and report_conversion_state (0051), and records its snapshot''s '
-    'horizon (next_xid, running_xids, 0041). Must run in a REPEATABLE READ transaction; fails with a '
+    'cardinal.fold_queue_budget, one part of the users; advances the watermark and returns how many, '
+    'or NULL when another fold holds the state lock. Learns identity links first (fold_identity_links), '
+    'then reads the pending events once (take_report_fold_snapshot) for every step, '
+    'report_control_exposures and report_campaign_receipts among them, before the conversions '
+    'reach report_conversion_value_state and report_conversion_state, and records its snapshot''s '
+    'horizon (next_xid, running_xids). Must run in a REPEATABLE READ transaction; fails with a '
     'serialization failure (40001: fold again) when a rebuild (requeue_report_state) committed after the '
-    'transaction''s snapshot was taken (0078).';
+    'transaction''s snapshot was taken.';
 
 
 -- Adds report_day_pairs changes to the counts and deletes the pairs left with no user.
@@ -107,8 +117,8 @@ comment on function cardinal.add_report_row_day_users(cardinal.report_row_day_us
     'For the fold and the trigger that follows deletions of report_user_state.';
 
 
--- The fold of these tables, from the snapshot of the fold of 0015 and 0021 and before it moves the
--- watermark: fold_report_state() calls it first (below).
+-- The fold of these tables, from the fold's snapshot and before fold_report_user_state moves the watermark:
+-- fold_report_state() calls it first among the steps.
 create or replace function cardinal.fold_report_row_days()
     returns void
     language plpgsql
@@ -202,7 +212,7 @@ create or replace trigger report_user_state_forget_row_days
     for each statement
     execute function cardinal.forget_report_row_days();
 comment on trigger report_user_state_forget_row_days on cardinal.report_user_state is
-    'Keeps report_row_user_days and report_row_day_users equal to what report_user_state holds (0025).';
+    'Keeps report_row_user_days and report_row_day_users equal to what report_user_state holds.';
 
 
 -- Part of the fold: runs before fold_report_user_state, which moves the watermark, so that both read the
@@ -211,7 +221,7 @@ create or replace function cardinal.fold_report_dismissals()
     returns void
     language plpgsql
     set search_path = pg_catalog, pg_temp
-    -- As in fold_report_state (0015): the unfolded events are never analyzed; hash joins are right.
+    -- The unfolded events are never analyzed, so no estimate of them can be trusted; hash joins are right.
     set enable_mergejoin = off
     set enable_nestloop = off
 as $function$
@@ -228,7 +238,7 @@ begin
     insert into cardinal.report_dismissal_state as d
     select g.group_id, f.user_key, f.message_id, f.day, f.dismissals
     from cardinal.report_pending_dismissal_facts as f
-    -- '' stands for NULL, as in the fold of 0015.
+    -- '' stands for NULL, as in fold_report_user_state.
     join cardinal.report_groups as g
         on g.app_id = f.app_id
                and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
@@ -278,15 +288,15 @@ create or replace trigger report_user_state_forget_dismissals
     for each statement
     execute function cardinal.forget_report_dismissals();
 comment on trigger report_user_state_forget_dismissals on cardinal.report_user_state is
-    'Keeps report_dismissal_state equal to what report_user_state holds (0027).';
+    'Keeps report_dismissal_state equal to what report_user_state holds.';
 
 
--- Part of the fold, as 0027's fold_report_dismissals: before fold_report_user_state moves the watermark.
+-- Part of the fold, as fold_report_dismissals: before fold_report_user_state moves the watermark.
 create or replace function cardinal.fold_report_push_sends()
     returns void
     language plpgsql
     set search_path = pg_catalog, pg_temp
-    -- As in fold_report_state (0015): the unfolded events are never analyzed; hash joins are right.
+    -- The unfolded events are never analyzed, so no estimate of them can be trusted; hash joins are right.
     set enable_mergejoin = off
     set enable_nestloop = off
 as $function$
@@ -303,7 +313,7 @@ begin
     insert into cardinal.report_push_send_state as p
     select g.group_id, f.user_key, f.times
     from cardinal.report_pending_push_send_facts as f
-    -- '' stands for NULL, as in the fold of 0015.
+    -- '' stands for NULL, as in fold_report_user_state.
     join cardinal.report_groups as g
         on g.app_id = f.app_id
                and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
@@ -353,7 +363,7 @@ create or replace trigger report_user_state_forget_push_sends
     for each statement
     execute function cardinal.forget_report_push_sends();
 comment on trigger report_user_state_forget_push_sends on cardinal.report_user_state is
-    'Keeps report_push_send_state equal to what report_user_state holds (0029).';
+    'Keeps report_push_send_state equal to what report_user_state holds.';
 
 
 -- Part of the fold: runs before fold_report_user_state, which moves the watermark, so that both read the
@@ -408,15 +418,15 @@ create or replace trigger report_conversion_state_forget_values
     for each statement
     execute function cardinal.forget_report_conversion_values();
 comment on trigger report_conversion_state_forget_values on cardinal.report_conversion_state is
-    'Keeps report_conversion_value_state equal to what report_conversion_state holds (0030).';
+    'Keeps report_conversion_value_state equal to what report_conversion_state holds.';
 
 
--- Part of the fold, like fold_report_dismissals (0027): before fold_report_user_state moves the watermark.
+-- Part of the fold, like fold_report_dismissals: before fold_report_user_state moves the watermark.
 create or replace function cardinal.fold_report_parts()
     returns void
     language plpgsql
     set search_path = pg_catalog, pg_temp
-    -- As in fold_report_state (0015): the unfolded events are never analyzed; hash joins are right. (The
+    -- The unfolded events are never analyzed, so no estimate of them can be trusted; hash joins are right. (The
     -- lookup of each event's own row is a subquery, a primary-key probe whatever these say.)
     set enable_mergejoin = off
     set enable_nestloop = off
@@ -434,7 +444,7 @@ begin
     insert into cardinal.report_part_state as p
     select g.group_id, f.user_key, f.part, f.day, f.impressions, f.clicks, f.dismissals, f.sends
     from cardinal.report_pending_part_facts as f
-    -- '' stands for NULL, as in the fold of 0015.
+    -- '' stands for NULL, as in fold_report_user_state.
     join cardinal.report_groups as g
         on g.app_id = f.app_id
                and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
@@ -487,15 +497,16 @@ create or replace trigger report_user_state_forget_parts
     for each statement
     execute function cardinal.forget_report_parts();
 comment on trigger report_user_state_forget_parts on cardinal.report_user_state is
-    'Keeps report_part_state equal to what report_user_state holds (0031).';
+    'Keeps report_part_state equal to what report_user_state holds.';
 
 
--- 0049's fold step: the same upsert, which leaves rows that would not change alone.
+-- Upserts the merged rows of report_pending_control_exposures; a row that would not change is left alone, so
+-- that it costs no new row version.
 create or replace function cardinal.fold_report_control_exposures()
     returns void
     language plpgsql
     set search_path = pg_catalog, pg_temp
-    -- As 0040: hash joins whatever the estimates of the never-analyzed pending events.
+    -- Hash joins whatever the estimates of the never-analyzed pending events.
     set enable_nestloop = off
     set jit = off
 as $function$
@@ -528,28 +539,27 @@ comment on function cardinal.fold_report_control_exposures() is
     'fold_report_state(), inside its snapshot of the pending events; not to be called alone.';
 
 
--- 0048_forget_triggers_probe_users.sql — the triggers that follow deletions of report_user_state find the
--- forgotten users' rows by index, whatever the transition table's estimate (issue 8).
+-- The triggers that follow deletions of report_user_state find the forgotten users' rows by index, whatever
+-- the transition table's estimate (issue 8).
 --
 -- Design notes (why, not what):
 --
--- * forget_report_control_exposures (0040) and forget_report_campaign_receipts (0043) delete the rows of the
---   users whose per-user state was deleted (erasure, re-keying, requeue, retention). They joined the
---   transition table, which has no statistics, to the rows. 0043's table is keyed (app, campaign, variant,
---   user), so a nested loop over the forgotten users read the whole campaign's rows once per user: a requeue
---   of 300 k events' state ran for over ten minutes. 0046 turned nested loops off for 0040's twin, which
---   makes every such statement hash a sequential scan of the whole table instead (3.4 M rows at 10 M
---   events), once per deletion of per-user state — each fold that re-keys a device, each erasure.
+-- * forget_report_control_exposures and forget_report_campaign_receipts delete the rows of the users whose
+--   per-user state was deleted (erasure, re-keying, requeue, retention). Joining the transition table, which
+--   has no statistics, to the rows goes wrong either way: report_campaign_receipts is keyed (app, campaign,
+--   variant, user), so a nested loop over the forgotten users read the whole campaign's rows once per user (a
+--   requeue of 300 k events' state ran for over ten minutes); with nested loops off, every such statement
+--   hashed a sequential scan of the whole table instead (3.4 M rows at 10 M events), once per deletion of
+--   per-user state — each fold that re-keys a device, each erasure.
 --
--- * Both now look the rows up through their (app_id, user_key) index with `= any(array(...))` conditions on
---   the forgotten apps and users (one sorted probe per user, as 0040's pending view finds touched users), and
---   hash that handful of rows to the forgotten (app, campaign, user) triples. No plan hinges on an estimate:
+-- * Both look the rows up through their (app_id, user_key) index with `= any(array(...))` conditions on the
+--   forgotten apps and users (one sorted probe per user, as the pending views find touched users), and hash
+--   that handful of rows to the forgotten (app, campaign, user) triples. No plan hinges on an estimate:
 --   nested loops off (with jit off), and the index conditions take no join decision.
 --
 -- * Measured in psql on the 10 M-event bench database (3.4 M receipt rows, 3.9 M exposure rows), deleting
 --   2,000 users' state of the largest campaign in a rolled-back transaction, twice each, load average 1–2: the
---   whole statement with its six forget triggers 2.53–2.77 s with 0043's and 0046's bodies, 1.53–1.54 s with
---   these.
+--   whole statement with its six forget triggers 2.53–2.77 s with the join, 1.53–1.54 s with the lookups.
 create or replace function cardinal.forget_report_control_exposures()
     returns trigger
     language plpgsql
@@ -578,7 +588,7 @@ revoke all on function cardinal.forget_report_control_exposures() from public;
 comment on function cardinal.forget_report_control_exposures() is
     'Statement trigger of report_user_state deletions: deletes the same users'' report_control_exposures '
     'rows of the same campaigns (their events are queued again; the next fold makes the rows anew), found by '
-    'the (app_id, user_key) index (0040, 0048).';
+    'the (app_id, user_key) index.';
 
 
 create or replace trigger report_user_state_forget_control_exposures
@@ -587,19 +597,19 @@ create or replace trigger report_user_state_forget_control_exposures
     for each statement
     execute function cardinal.forget_report_control_exposures();
 comment on trigger report_user_state_forget_control_exposures on cardinal.report_user_state is
-    'Keeps report_control_exposures equal to what report_user_state holds (0040).';
+    'Keeps report_control_exposures equal to what report_user_state holds.';
 
 
--- 0042_report_user_facts_of_one_source.sql — a report of one campaign or canvas reads that source's per-user
--- state by index, not the whole table (issue 8).
+-- A report of one campaign or canvas reads that source's per-user state by index, not the whole table
+-- (issue 8).
 --
 -- Design notes (why, not what):
 --
--- * Six report functions still read the per-user state (report_user_facts: report_user_state joined to
+-- * Six report functions read the per-user state (report_user_facts: report_user_state joined to
 --   report_groups, plus the pending events): both anomalies parts, control_arms_from_user_state, send_arms,
 --   push_opens and unique_impressions_from_user_state. They filter it by campaign or canvas, but most of them
---   run with enable_nestloop off (no plan may hinge on a row estimate, 0021, 0036), so the state was joined
---   to the source's groups by a hash join over a sequential scan of every state row: 4.1 M rows and 0.6–1.2 s
+--   run with enable_nestloop off (no plan may hinge on a row estimate), so the state would be joined to the
+--   source's groups by a hash join over a sequential scan of every state row: 4.1 M rows and 0.6–1.2 s
 --   at 10 M events for a campaign with 137 k of them (auto_explain of anomalies and campaign_conversions).
 --
 -- * report_user_facts_of(campaign, canvas) returns the rows of report_user_facts of one source. Its folded
@@ -611,14 +621,11 @@ comment on trigger report_user_state_forget_control_exposures on cardinal.report
 --   conditions still reach the view's scans.
 --
 -- * Each caller passes only the arguments it filters every read of the state by, so no caller loses a row
---   it used: logging_anomalies_from_source joins the users of the campaigns a canvas touches without the canvas
---   condition, so it passes the campaign alone; control_arms_from_user_state and exposure_anomalies_from_user_state filter by
---   both. Callers without a canvas argument pass NULL.
+--   it used: logging_anomalies_from_source joins the users of the campaigns a canvas touches without the
+--   canvas condition, so it passes the campaign alone; control_arms_from_user_state and
+--   exposure_anomalies_from_user_state filter by both. Callers without a canvas argument pass NULL.
 --
--- * campaign_conversions reads report_user_facts too; 0043 replaces that read with state of its own.
---
--- * The functions keep their bodies: each is rewritten in place (as 0032 and 0040 did), and the migration
---   stops if a body does not read the way it expects.
+-- * campaign_conversions does not read report_user_facts: it has state of its own (report_campaign_receipts).
 create or replace function cardinal.report_user_facts_of(campaign text, canvas text)
     returns setof cardinal.report_user_facts
     language sql
@@ -656,15 +663,16 @@ grant execute on function cardinal.report_user_facts_of(text, text) to cardinal_
 comment on function cardinal.report_user_facts_of(text, text) is
     'The rows of report_user_facts of one campaign (campaign_id = campaign) or canvas (canvas_id = canvas), '
     'or of both conditions; every row when both are NULL. The folded rows are found by the source''s groups '
-    '(an index condition), so one source costs what its state holds, whatever the planner estimates (0042).';
+    '(an index condition), so one source costs what its state holds, whatever the planner estimates.';
 
 
--- 0045's fold step: the same upsert, which leaves rows that would not change alone.
+-- Upserts the merged rows of report_pending_campaign_receipts; a row that would not change is left alone, so
+-- that it costs no new row version.
 create or replace function cardinal.fold_report_campaign_receipts()
     returns void
     language plpgsql
     set search_path = pg_catalog, pg_temp
-    -- As 0043: hash joins whatever the estimates of the never-analyzed pending events.
+    -- Hash joins whatever the estimates of the never-analyzed pending events.
     set enable_nestloop = off
     set enable_mergejoin = off
     set jit = off
@@ -718,7 +726,7 @@ revoke all on function cardinal.forget_report_campaign_receipts() from public;
 comment on function cardinal.forget_report_campaign_receipts() is
     'Statement trigger of report_user_state deletions: deletes the same users'' report_campaign_receipts '
     'rows of the same campaigns, every variant (their events are queued again; the next fold makes the rows '
-    'anew), found by the (app_id, user_key) index (0043, 0048).';
+    'anew), found by the (app_id, user_key) index.';
 
 
 create or replace trigger report_user_state_forget_campaign_receipts
@@ -727,7 +735,7 @@ create or replace trigger report_user_state_forget_campaign_receipts
     for each statement
     execute function cardinal.forget_report_campaign_receipts();
 comment on trigger report_user_state_forget_campaign_receipts on cardinal.report_user_state is
-    'Keeps report_campaign_receipts equal to what report_user_state holds (0043).';
+    'Keeps report_campaign_receipts equal to what report_user_state holds.';
 
 
 -- The counting trigger's query of the statement's changed rows, for the columns it counts.
@@ -760,7 +768,7 @@ $function$;
 alter function cardinal.report_user_state_changes(text, text[]) owner to cardinal_owner;
 comment on function cardinal.report_user_state_changes(text, text[]) is
     'The query, for count_finding_day_users, of the statement''s report_user_state rows (group_id, user_key) in '
-    'which counted_columns may have changed (0071): inserted (added) or deleted (removed) rows with any of them '
+    'which counted_columns may have changed: inserted (added) or deleted (removed) rows with any of them '
     'set, and for an update (operation UPDATE) the rows on either side whose row on the other side differs '
     'in one of them, or is missing.';
 
@@ -774,7 +782,11 @@ create or replace function cardinal.fold_report_user_state()
     set enable_nestloop = off
 as $function$
 declare
-    -- Every transaction below it has ended (see the design notes).
+    -- The new watermark. Transaction ids are handed out in one order but commit in another, so "every id
+    -- above the last one folded" would skip a transaction still running at the fold that commits after it.
+    -- Every transaction below the snapshot's xmin has ended, so what it stored is visible here, and one that
+    -- ends later has an id at or above it. Transactions at or above it that had committed are folded too,
+    -- and listed in report_folded_xids so that no later fold or report counts them again.
     snapshot_xmin constant bigint := (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint;
     folded bigint;
 begin
@@ -805,14 +817,17 @@ begin
     order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     on conflict do nothing;
 
-    -- A day set takes the new days only when it lacks one of them; see 0015's design notes.
+    -- The merge uses plain operators only: a day set gains the new days by concatenation when it lacks any of
+    -- them (so it may hold a day twice, never a day it should not), times are appended, counts added. Every
+    -- reader counts distinct days and users, so repeats change nothing; a merge function per column and row
+    -- cost more than the rest of the fold together (2.3 of 3.9 s for 100 k events).
     insert into cardinal.report_user_state as u
     select g.group_id, f.user_key,
            f.impression_days, f.click_days, f.dismissal_days, f.send_days, f.control_impression_days,
            f.control_send_days, f.first_impression_at, f.first_send_at, f.first_control_impression_at,
            f.first_control_send_at, f.click_times, f.dismissal_times
     from cardinal.report_pending_user_facts as f
-    -- '' stands for NULL: no key column can hold an empty string (0005's CHECKs), and equality on it
+    -- '' stands for NULL: no key column can hold an empty string (the CHECKs of events), and equality on it
     -- can be hashed where IS NOT DISTINCT FROM cannot.
     join cardinal.report_groups as g
         on g.app_id = f.app_id
@@ -846,7 +861,7 @@ begin
         first_control_send_at = least(u.first_control_send_at, excluded.first_control_send_at),
         click_times = u.click_times || excluded.click_times,
         dismissal_times = u.dismissal_times || excluded.dismissal_times
-    -- Only when the events change the row (0062).
+    -- Only when the events change the row: an unchanged row then costs no new row version.
     where not (coalesce(excluded.impression_days <@ u.impression_days, excluded.impression_days is null)
                and coalesce(excluded.click_days <@ u.click_days, excluded.click_days is null)
                and coalesce(excluded.dismissal_days <@ u.dismissal_days, excluded.dismissal_days is null)
@@ -923,14 +938,14 @@ begin
     where u.stored_xid >= snapshot_xmin;
     delete from cardinal.report_folded_xids where xid < snapshot_xmin;
     update cardinal.report_fold_watermark set folded_below = greatest(folded_below, snapshot_xmin);
-    -- Only the queued events of the fold's snapshot: a long queue is folded in parts (0064).
+    -- Only the queued events of the fold's snapshot: a long queue is folded in parts.
     delete from cardinal.report_fold_queue as q
     using pg_temp.report_fold_events as f
     where f.stored_xid is null
       and q.app_id = f.app_id
       and q.id = f.id
       and q.time = f.time
-      -- The part's range (take_report_fold_snapshot, 0077), by the queue's index.
+      -- The part's range (take_report_fold_snapshot), by the queue's index.
       and cardinal.report_fold_user_hash(q.user_key)
           >= split_part(current_setting('cardinal.report_fold_queue_part'), ' ', 1)::bigint
       and cardinal.report_fold_user_hash(q.user_key)
@@ -941,5 +956,7 @@ $function$;
 alter function cardinal.fold_report_user_state() owner to cardinal_owner;
 revoke all on function cardinal.fold_report_user_state() from public;
 comment on function cardinal.fold_report_user_state() is
-    'The fold of 0021 (report_user_state, report_daily_counts, report_session_state, '
-    'report_conversion_state, the watermark). Part of fold_report_state(); not to be called alone.';
+    'The fold''s last step: folds the pending events into report_user_state, report_daily_counts, '
+    'report_session_state and report_conversion_state, then advances the watermark, records the folded '
+    'transactions above it and deletes the folded part of the queue; returns how many events it folded. '
+    'Part of fold_report_state(); not to be called alone.';

@@ -1,5 +1,14 @@
 -- Counts kept beside the report state by triggers, and their recomputation when settings change.
 --
+-- The reports of a whole campaign or app read pre-aggregated counts rather than every user's state: per day
+-- and arm (report_control_exposure_days, report_control_goal_days, report_arm_day_users), per finding group
+-- (report_finding_day_users, report_interaction_day_*, report_session_*, report_dismissal_*), per canvas step
+-- (report_step_daily_counts), and the campaign conversion counts. Each count_* statement trigger nets what a
+-- statement changed in the state tables into them; each *_of_rows view computes the same counts from the state,
+-- which the backfill and the tests read. The recompute_*/refresh_*/recount_* functions and their triggers
+-- redo the rows and counts a settings change affects (a conversion event, goals, a window, a time zone).
+-- assign_report_finding gives each new report group its finding group.
+--
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
@@ -56,11 +65,11 @@ create or replace trigger campaign_settings_recompute_control_conversions
     for each row
     execute function cardinal.recompute_control_conversions();
 comment on trigger campaign_settings_recompute_control_conversions on cardinal.campaign_settings is
-    'Keeps report_control_exposures.converted_at of the campaign''s conversion event (0040).';
+    'Keeps report_control_exposures.converted_at of the campaign''s conversion event.';
 
 
--- 0043's lookup of one campaign's converted_at, now with the outcomes in the window, for the goal and window
--- triggers and the fill below. The window is the campaign's (campaign_conversion_goals takes it from
+-- Looks up one campaign's converted_at and the outcomes in the window again, for the goal and window
+-- triggers. The window is the campaign's (campaign_conversion_goals takes it from
 -- campaign_settings for every ordinal), in its report time zone. Values are probed only for a goal converted
 -- within the window: the others are null without a lookup.
 create or replace function cardinal.refresh_campaign_receipt_conversions(app bigint, campaign text)
@@ -136,7 +145,7 @@ comment on function cardinal.refresh_campaign_receipt_conversions(bigint, text) 
     'Sets converted_at and window_revenue of the campaign''s report_campaign_receipts rows from the folded '
     'conversion and value state (report_conversion_state, report_conversion_value_state) and the campaign''s '
     'goals and window of the moment. The pending conversions are the pending view''s. For the goals'' and '
-    'window''s trigger and the fills of 0043 and 0045; the caller holds the state lock.';
+    'window''s triggers and for a migration that fills the table; the caller holds the state lock.';
 
 
 -- A campaign's window that changes changes its rows' outcomes: the goals' recompute runs for it too.
@@ -174,7 +183,7 @@ revoke all on function cardinal.recompute_campaign_receipt_conversions() from pu
 comment on function cardinal.recompute_campaign_receipt_conversions() is
     'Trigger of campaign_settings and campaign_conversion_events: when a campaign''s conversion goals or its '
     'window change, looks its report_campaign_receipts rows'' converted_at and window_revenue up again in the '
-    'folded state (pending conversions are the pending view''s), under the state lock (0043, 0045).';
+    'folded state (pending conversions are the pending view''s), under the state lock.';
 
 
 create or replace trigger campaign_settings_recompute_campaign_receipts
@@ -183,7 +192,7 @@ create or replace trigger campaign_settings_recompute_campaign_receipts
     execute function cardinal.recompute_campaign_receipt_conversions();
 comment on trigger campaign_settings_recompute_campaign_receipts on cardinal.campaign_settings is
     'Keeps report_campaign_receipts.converted_at and window_revenue of the campaign''s primary conversion '
-    'event and window (0043, 0045).';
+    'event and window.';
 
 
 create or replace trigger campaign_conversion_events_recompute_campaign_receipts
@@ -191,7 +200,7 @@ create or replace trigger campaign_conversion_events_recompute_campaign_receipts
     for each row
     execute function cardinal.recompute_campaign_receipt_conversions();
 comment on trigger campaign_conversion_events_recompute_campaign_receipts on cardinal.campaign_conversion_events is
-    'Keeps report_campaign_receipts.converted_at of the campaign''s further conversion events (0043).';
+    'Keeps report_campaign_receipts.converted_at of the campaign''s further conversion events.';
 
 
 -- The counts follow the rows. One function for the three triggers: the changed rows with a sign (+1 added,
@@ -274,7 +283,7 @@ revoke all on function cardinal.count_report_campaign_receipts() from public;
 comment on function cardinal.count_report_campaign_receipts() is
     'Statement trigger of report_campaign_receipts: adds the inserted rows'' contribution to '
     'report_campaign_receipt_days, report_campaign_cohort_days and report_campaign_cohort_revenue, subtracts '
-    'the deleted rows'', both for an update, and deletes the counts that reach zero (0045).';
+    'the deleted rows'', both for an update, and deletes the counts that reach zero.';
 
 
 create or replace trigger report_campaign_receipts_count_inserted
@@ -283,7 +292,7 @@ create or replace trigger report_campaign_receipts_count_inserted
     for each statement
     execute function cardinal.count_report_campaign_receipts();
 comment on trigger report_campaign_receipts_count_inserted on cardinal.report_campaign_receipts is
-    'Keeps the campaign conversion counts an aggregate of the rows: adds the inserted rows (0045).';
+    'Keeps the campaign conversion counts an aggregate of the rows: adds the inserted rows.';
 
 
 create or replace trigger report_campaign_receipts_count_updated
@@ -292,7 +301,7 @@ create or replace trigger report_campaign_receipts_count_updated
     for each statement
     execute function cardinal.count_report_campaign_receipts();
 comment on trigger report_campaign_receipts_count_updated on cardinal.report_campaign_receipts is
-    'Keeps the campaign conversion counts an aggregate of the rows: the old rows out, the new ones in (0045).';
+    'Keeps the campaign conversion counts an aggregate of the rows: the old rows out, the new ones in.';
 
 
 create or replace trigger report_campaign_receipts_count_deleted
@@ -301,7 +310,7 @@ create or replace trigger report_campaign_receipts_count_deleted
     for each statement
     execute function cardinal.count_report_campaign_receipts();
 comment on trigger report_campaign_receipts_count_deleted on cardinal.report_campaign_receipts is
-    'Keeps the campaign conversion counts an aggregate of the rows: subtracts the deleted rows (0045).';
+    'Keeps the campaign conversion counts an aggregate of the rows: subtracts the deleted rows.';
 
 
 -- The counts the rows make: the backfill, a recount and the tests read it.
@@ -327,7 +336,7 @@ alter view cardinal.report_control_exposure_days_of_rows owner to cardinal_owner
 grant select on cardinal.report_control_exposure_days_of_rows to cardinal_reader;
 comment on view cardinal.report_control_exposure_days_of_rows is
     'report_control_exposure_days computed from report_control_exposures and the current settings: what the '
-    'triggers keep the table equal to (0046).';
+    'triggers keep the table equal to.';
 comment on column cardinal.report_control_exposure_days_of_rows.app_id is
     'The app (apps.app_id).';
 comment on column cardinal.report_control_exposure_days_of_rows.campaign_id is
@@ -410,7 +419,7 @@ $function$;
 alter function cardinal.count_control_exposure_days() owner to cardinal_owner;
 revoke all on function cardinal.count_control_exposure_days() from public;
 comment on function cardinal.count_control_exposure_days() is
-    'Statement trigger of report_control_exposures (0046): adds the inserted and new rows to '
+    'Statement trigger of report_control_exposures: adds the inserted and new rows to '
     'report_control_exposure_days and subtracts the deleted and old ones, with the campaign''s current window '
     'and zone; deletes the counts that reach zero.';
 
@@ -421,7 +430,7 @@ create or replace trigger report_control_exposures_count_inserted
     for each statement
     execute function cardinal.count_control_exposure_days();
 comment on trigger report_control_exposures_count_inserted on cardinal.report_control_exposures is
-    'Keeps report_control_exposure_days the aggregate of the rows (0046).';
+    'Keeps report_control_exposure_days the aggregate of the rows.';
 
 
 create or replace trigger report_control_exposures_count_updated
@@ -430,7 +439,7 @@ create or replace trigger report_control_exposures_count_updated
     for each statement
     execute function cardinal.count_control_exposure_days();
 comment on trigger report_control_exposures_count_updated on cardinal.report_control_exposures is
-    'Keeps report_control_exposure_days the aggregate of the rows (0046).';
+    'Keeps report_control_exposure_days the aggregate of the rows.';
 
 
 create or replace trigger report_control_exposures_count_deleted
@@ -439,7 +448,7 @@ create or replace trigger report_control_exposures_count_deleted
     for each statement
     execute function cardinal.count_control_exposure_days();
 comment on trigger report_control_exposures_count_deleted on cardinal.report_control_exposures is
-    'Keeps report_control_exposure_days the aggregate of the rows (0046).';
+    'Keeps report_control_exposure_days the aggregate of the rows.';
 
 
 -- A recount of one campaign's counts, or of an app's (campaign NULL), from the rows.
@@ -470,10 +479,11 @@ alter function cardinal.recount_control_exposure_days(bigint, text) owner to car
 revoke all on function cardinal.recount_control_exposure_days(bigint, text) from public;
 comment on function cardinal.recount_control_exposure_days(bigint, text) is
     'Makes report_control_exposure_days of a campaign (of every campaign of the app when campaign_id is NULL) '
-    'anew from report_control_exposures and the current settings (0046). The caller holds the state lock.';
+    'anew from report_control_exposures and the current settings. The caller holds the state lock.';
 
 
--- 0046's recount when a window or zone changes, now of both counts.
+-- A window or zone change moves the day a conversion counts on, and which conversions are within the window:
+-- the control counts of the campaigns concerned are recounted (both the exposure and the goal counts).
 create or replace function cardinal.recount_control_exposure_days_of_settings()
     returns trigger
     language plpgsql
@@ -500,7 +510,7 @@ begin
             end
         end
     loop
-        -- Waits for a running fold, as 0040's recompute does: the rows read are the ones it left.
+        -- Waits for a running fold, as recompute_control_conversions does: the rows read are the ones it left.
         perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
         perform cardinal.recount_control_exposure_days(target.app_id, target.campaign_id);
         perform cardinal.recount_control_goal_days(target.app_id, target.campaign_id);
@@ -511,8 +521,8 @@ $function$;
 alter function cardinal.recount_control_exposure_days_of_settings() owner to cardinal_owner;
 revoke all on function cardinal.recount_control_exposure_days_of_settings() from public;
 comment on function cardinal.recount_control_exposure_days_of_settings() is
-    'Statement trigger of campaign_settings and apps (0046): recounts report_control_exposure_days and '
-    'report_control_goal_days (0049) of the campaigns whose window or zone changed (of the app whose zone '
+    'Statement trigger of campaign_settings and apps: recounts report_control_exposure_days and '
+    'report_control_goal_days of the campaigns whose window or zone changed (of the app whose zone '
     'changed), after their row triggers, under the state lock.';
 
 
@@ -522,7 +532,7 @@ create or replace trigger campaign_settings_recount_control_exposure_days_insert
     for each statement
     execute function cardinal.recount_control_exposure_days_of_settings();
 comment on trigger campaign_settings_recount_control_exposure_days_inserted on cardinal.campaign_settings is
-    'A campaign''s window or zone set: its control counts anew (0046).';
+    'A campaign''s window or zone set: its control counts anew.';
 
 
 create or replace trigger campaign_settings_recount_control_exposure_days_updated
@@ -531,7 +541,7 @@ create or replace trigger campaign_settings_recount_control_exposure_days_update
     for each statement
     execute function cardinal.recount_control_exposure_days_of_settings();
 comment on trigger campaign_settings_recount_control_exposure_days_updated on cardinal.campaign_settings is
-    'A campaign''s window or zone changed: its control counts anew (0046).';
+    'A campaign''s window or zone changed: its control counts anew.';
 
 
 create or replace trigger campaign_settings_recount_control_exposure_days_deleted
@@ -540,7 +550,7 @@ create or replace trigger campaign_settings_recount_control_exposure_days_delete
     for each statement
     execute function cardinal.recount_control_exposure_days_of_settings();
 comment on trigger campaign_settings_recount_control_exposure_days_deleted on cardinal.campaign_settings is
-    'A campaign''s settings removed: its control counts anew with the defaults (0046).';
+    'A campaign''s settings removed: its control counts anew with the defaults.';
 
 
 create or replace trigger apps_recount_control_exposure_days
@@ -549,7 +559,7 @@ create or replace trigger apps_recount_control_exposure_days
     for each statement
     execute function cardinal.recount_control_exposure_days_of_settings();
 comment on trigger apps_recount_control_exposure_days on cardinal.apps is
-    'An app''s report time zone changed: its control counts anew (0046).';
+    'An app''s report time zone changed: its control counts anew.';
 
 
 -- The counts the rows make: a recount and the tests read it.
@@ -576,7 +586,7 @@ alter view cardinal.report_control_goal_days_of_rows owner to cardinal_owner;
 grant select on cardinal.report_control_goal_days_of_rows to cardinal_reader;
 comment on view cardinal.report_control_goal_days_of_rows is
     'report_control_goal_days computed from report_control_exposures and the current settings: what the '
-    'triggers keep the table equal to (0049).';
+    'triggers keep the table equal to.';
 comment on column cardinal.report_control_goal_days_of_rows.app_id is
     'The app (apps.app_id).';
 comment on column cardinal.report_control_goal_days_of_rows.campaign_id is
@@ -601,7 +611,7 @@ create or replace function cardinal.count_control_goal_days()
     returns trigger
     language plpgsql
     set search_path = pg_catalog, pg_temp
-    -- A transition table has no statistics: hash joins and aggregates whatever its size (0046).
+    -- A transition table has no statistics: hash joins and aggregates whatever its size.
     set enable_nestloop = off
     set enable_sort = off
     set jit = off
@@ -658,7 +668,7 @@ $function$;
 alter function cardinal.count_control_goal_days() owner to cardinal_owner;
 revoke all on function cardinal.count_control_goal_days() from public;
 comment on function cardinal.count_control_goal_days() is
-    'Statement trigger of report_control_exposures (0049): adds the further goals converted within the window '
+    'Statement trigger of report_control_exposures: adds the further goals converted within the window '
     'of the inserted and new rows to report_control_goal_days and subtracts those of the deleted and old ones, '
     'with the campaign''s current window and zone; deletes the counts that reach zero.';
 
@@ -669,7 +679,7 @@ create or replace trigger report_control_exposures_count_goals_inserted
     for each statement
     execute function cardinal.count_control_goal_days();
 comment on trigger report_control_exposures_count_goals_inserted on cardinal.report_control_exposures is
-    'Keeps report_control_goal_days the aggregate of the rows (0049).';
+    'Keeps report_control_goal_days the aggregate of the rows.';
 
 
 create or replace trigger report_control_exposures_count_goals_updated
@@ -678,7 +688,7 @@ create or replace trigger report_control_exposures_count_goals_updated
     for each statement
     execute function cardinal.count_control_goal_days();
 comment on trigger report_control_exposures_count_goals_updated on cardinal.report_control_exposures is
-    'Keeps report_control_goal_days the aggregate of the rows (0049).';
+    'Keeps report_control_goal_days the aggregate of the rows.';
 
 
 create or replace trigger report_control_exposures_count_goals_deleted
@@ -687,7 +697,7 @@ create or replace trigger report_control_exposures_count_goals_deleted
     for each statement
     execute function cardinal.count_control_goal_days();
 comment on trigger report_control_exposures_count_goals_deleted on cardinal.report_control_exposures is
-    'Keeps report_control_goal_days the aggregate of the rows (0049).';
+    'Keeps report_control_goal_days the aggregate of the rows.';
 
 
 -- A recount of one campaign's further goal counts, or of an app's (campaign NULL), from the rows.
@@ -711,18 +721,18 @@ alter function cardinal.recount_control_goal_days(bigint, text) owner to cardina
 revoke all on function cardinal.recount_control_goal_days(bigint, text) from public;
 comment on function cardinal.recount_control_goal_days(bigint, text) is
     'Makes report_control_goal_days of a campaign (of every campaign of the app when campaign_id is NULL) anew '
-    'from report_control_exposures and the current settings (0049). The caller holds the state lock.';
+    'from report_control_exposures and the current settings. The caller holds the state lock.';
 
 
 -- One campaign's further_converted_at looked up again in the folded conversion state: after a change of its
--- goals (trigger below) and by the migration's fill. One primary-key probe per row and goal; only the rows
--- whose value changes are written, so that the counting triggers see only those.
+-- goals (trigger below) and by a migration that fills the column. One primary-key probe per row and goal; only
+-- the rows whose value changes are written, so that the counting triggers see only those.
 create or replace function cardinal.refresh_control_goal_conversions(app bigint, campaign text)
     returns void
     language sql
     set search_path = pg_catalog, pg_temp
     -- The self-join of the campaign's rows is hashed whatever the estimates; the probes' subqueries would
-    -- otherwise raise the cost past jit_above_cost (0045).
+    -- otherwise raise the cost past jit_above_cost.
     set enable_nestloop = off
     set jit = off
 as $function$
@@ -766,8 +776,9 @@ revoke all on function cardinal.refresh_control_goal_conversions(bigint, text) f
 comment on function cardinal.refresh_control_goal_conversions(bigint, text) is
     'Sets further_converted_at of the campaign''s report_control_exposures rows from the folded conversion '
     'state (report_conversion_state) and the campaign''s further goals of the moment '
-    '(campaign_conversion_goal_events), writing only the rows it changes (0049). The pending conversions are '
-    'the pending view''s. For the goals'' trigger and 0049''s fill; the caller holds the state lock.';
+    '(campaign_conversion_goal_events), writing only the rows it changes. The pending conversions are '
+    'the pending view''s. For the goals'' trigger and for a migration that fills the column; the caller holds '
+    'the state lock.';
 
 
 -- A campaign's further goals that change: its rows look their conversions up again, once per campaign.
@@ -797,7 +808,7 @@ $function$;
 alter function cardinal.recompute_control_goal_conversions() owner to cardinal_owner;
 revoke all on function cardinal.recompute_control_goal_conversions() from public;
 comment on function cardinal.recompute_control_goal_conversions() is
-    'Statement trigger of campaign_conversion_events (0049): when a campaign''s further conversion goals change, '
+    'Statement trigger of campaign_conversion_events: when a campaign''s further conversion goals change, '
     'looks its report_control_exposures rows'' further_converted_at up again in the folded conversion state '
     '(pending conversions are the pending view''s), once per campaign, under the state lock.';
 
@@ -808,7 +819,7 @@ create or replace trigger campaign_conversion_events_recompute_control_goals_ins
     for each statement
     execute function cardinal.recompute_control_goal_conversions();
 comment on trigger campaign_conversion_events_recompute_control_goals_inserted on cardinal.campaign_conversion_events is
-    'Keeps report_control_exposures.further_converted_at of the campaign''s further goals (0049).';
+    'Keeps report_control_exposures.further_converted_at of the campaign''s further goals.';
 
 
 create or replace trigger campaign_conversion_events_recompute_control_goals_updated
@@ -817,7 +828,7 @@ create or replace trigger campaign_conversion_events_recompute_control_goals_upd
     for each statement
     execute function cardinal.recompute_control_goal_conversions();
 comment on trigger campaign_conversion_events_recompute_control_goals_updated on cardinal.campaign_conversion_events is
-    'Keeps report_control_exposures.further_converted_at of the campaign''s further goals (0049).';
+    'Keeps report_control_exposures.further_converted_at of the campaign''s further goals.';
 
 
 create or replace trigger campaign_conversion_events_recompute_control_goals_deleted
@@ -826,7 +837,7 @@ create or replace trigger campaign_conversion_events_recompute_control_goals_del
     for each statement
     execute function cardinal.recompute_control_goal_conversions();
 comment on trigger campaign_conversion_events_recompute_control_goals_deleted on cardinal.campaign_conversion_events is
-    'Keeps report_control_exposures.further_converted_at of the campaign''s further goals (0049).';
+    'Keeps report_control_exposures.further_converted_at of the campaign''s further goals.';
 
 
 -- What the state makes: the backfill and the tests read these; the triggers keep the tables equal to them.
@@ -851,7 +862,7 @@ group by 1, 2, 3, 4, 5, 6;
 alter view cardinal.report_arm_user_days_of_rows owner to cardinal_owner;
 grant select on cardinal.report_arm_user_days_of_rows to cardinal_reader;
 comment on view cardinal.report_arm_user_days_of_rows is
-    'report_arm_user_days computed from report_user_state: what the triggers keep the table equal to (0055).';
+    'report_arm_user_days computed from report_user_state: what the triggers keep the table equal to.';
 comment on column cardinal.report_arm_user_days_of_rows.user_key is
     'The user (events.user_key).';
 comment on column cardinal.report_arm_user_days_of_rows.app_id is
@@ -883,7 +894,7 @@ alter view cardinal.report_arm_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_arm_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_arm_day_users_of_rows is
     'report_arm_day_users computed from report_user_state (the pairs of report_arm_user_days_of_rows): what '
-    'the triggers keep the table equal to (0055).';
+    'the triggers keep the table equal to.';
 comment on column cardinal.report_arm_day_users_of_rows.app_id is
     'The app (apps.app_id).';
 comment on column cardinal.report_arm_day_users_of_rows.campaign_id is
@@ -1035,7 +1046,7 @@ $function$;
 alter function cardinal.count_arm_day_users() owner to cardinal_owner;
 revoke all on function cardinal.count_arm_day_users() from public;
 comment on function cardinal.count_arm_day_users() is
-    'Statement trigger of report_user_state (0055): nets the changed rows'' send and control send days per '
+    'Statement trigger of report_user_state: nets the changed rows'' send and control send days per '
     'user, arm and day into report_arm_user_days and moves the day pairs of the arms whose day set changed in '
     'report_arm_day_users; deletes the days and counts that reach zero.';
 
@@ -1046,7 +1057,7 @@ create or replace trigger report_user_state_count_arm_days_inserted
     for each statement
     execute function cardinal.count_arm_day_users();
 comment on trigger report_user_state_count_arm_days_inserted on cardinal.report_user_state is
-    'Keeps report_arm_user_days and report_arm_day_users what the state makes (0055).';
+    'Keeps report_arm_user_days and report_arm_day_users what the state makes.';
 
 
 create or replace trigger report_user_state_count_arm_days_updated
@@ -1055,7 +1066,7 @@ create or replace trigger report_user_state_count_arm_days_updated
     for each statement
     execute function cardinal.count_arm_day_users();
 comment on trigger report_user_state_count_arm_days_updated on cardinal.report_user_state is
-    'Keeps report_arm_user_days and report_arm_day_users what the state makes (0055).';
+    'Keeps report_arm_user_days and report_arm_day_users what the state makes.';
 
 
 create or replace trigger report_user_state_count_arm_days_deleted
@@ -1064,7 +1075,7 @@ create or replace trigger report_user_state_count_arm_days_deleted
     for each statement
     execute function cardinal.count_arm_day_users();
 comment on trigger report_user_state_count_arm_days_deleted on cardinal.report_user_state is
-    'Keeps report_arm_user_days and report_arm_day_users what the state makes (0055).';
+    'Keeps report_arm_user_days and report_arm_day_users what the state makes.';
 
 
 -- The kinds of days a state row gives its finding group, as report_finding_day_users counts them: one
@@ -1101,8 +1112,8 @@ as $function$
 $function$;
 alter function cardinal.report_finding_kind_days(text, date[], date[], date[], date[], date[]) owner to cardinal_owner;
 comment on function cardinal.report_finding_kind_days(text, date[], date[], date[], date[], date[]) is
-    'The days of a report_user_state row (of a group of channel) by the kinds report_finding_day_users counts '
-    '(0069): impression (content cards, in-app messages, banners, feature flags), dismissal (the first three), '
+    'The days of a report_user_state row (of a group of channel) by the kinds report_finding_day_users counts: '
+    'impression (content cards, in-app messages, banners, feature flags), dismissal (the first three), '
     'control_impression (content cards, in-app messages, feature flags), exposure (impressions and control '
     'impressions, and for push sends and control sends too). Days may repeat and be NULL.';
 
@@ -1134,8 +1145,8 @@ as $function$
 $function$;
 alter function cardinal.report_source_kind_days(text, date[], date[], date[], date[]) owner to cardinal_owner;
 comment on function cardinal.report_source_kind_days(text, date[], date[], date[], date[]) is
-    'The days of a report_user_state row (of a group of channel) by the kinds report_source_day_users counts '
-    '(0069): send (sends and control sends), control_send, control_impression, variant_impression '
+    'The days of a report_user_state row (of a group of channel) by the kinds report_source_day_users counts: '
+    'send (sends and control sends), control_send, control_impression, variant_impression '
     '(impressions of content cards, in-app messages and feature flags). Days may repeat and be NULL.';
 
 
@@ -1164,7 +1175,7 @@ as $function$
 $function$;
 alter function cardinal.report_row_arms(text, text, date[], date[], date[], date[]) owner to cardinal_owner;
 comment on function cardinal.report_row_arms(text, text, date[], date[], date[], date[]) is
-    'The arms a report_user_state row (of a group of variant_id and channel) exposed its user to (0069): '
+    'The arms a report_user_state row (of a group of variant_id and channel) exposed its user to: '
     '''v'' || variant (NULL variant as ''v'') for impressions, and for push sends; ''c'' for control '
     'impressions, and for push control sends. Variant ids are never empty, so the keys compare as the arms.';
 
@@ -1196,7 +1207,7 @@ $function$;
 alter function cardinal.assign_report_finding() owner to cardinal_owner;
 revoke all on function cardinal.assign_report_finding() from public;
 comment on function cardinal.assign_report_finding() is
-    'Row trigger of report_groups inserts: sets finding_id, making the finding group when it is new (0069). '
+    'Row trigger of report_groups inserts: sets finding_id, making the finding group when it is new. '
     'Groups are made a few at a time (thousands in all), so a row trigger costs nothing that counts.';
 
 
@@ -1205,7 +1216,7 @@ create or replace trigger report_groups_assign_finding
     for each row
     execute function cardinal.assign_report_finding();
 comment on trigger report_groups_assign_finding on cardinal.report_groups is
-    'Sets the new group''s finding_id (0069).';
+    'Sets the new group''s finding_id.';
 
 
 -- What the state makes: the backfill and the tests read these; the triggers keep the tables equal to them.
@@ -1229,7 +1240,7 @@ group by 1, 2, 3, 4;
 alter view cardinal.report_finding_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_finding_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_finding_day_users_of_rows is
-    'report_finding_day_users computed from report_user_state: what the triggers keep the table equal to (0069).';
+    'report_finding_day_users computed from report_user_state: what the triggers keep the table equal to.';
 comment on column cardinal.report_finding_day_users_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_finding_day_users_of_rows.kind is
@@ -1263,7 +1274,7 @@ group by 1, 2, 3, 4, 5, 6;
 alter view cardinal.report_source_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_source_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_source_day_users_of_rows is
-    'report_source_day_users computed from report_user_state: what the triggers keep the table equal to (0069).';
+    'report_source_day_users computed from report_user_state: what the triggers keep the table equal to.';
 comment on column cardinal.report_source_day_users_of_rows.app_id is
     'The app (apps.app_id).';
 comment on column cardinal.report_source_day_users_of_rows.campaign_id is
@@ -1292,7 +1303,7 @@ having count(distinct a.arm) > 1;
 alter view cardinal.report_several_arm_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_several_arm_users_of_rows to cardinal_reader;
 comment on view cardinal.report_several_arm_users_of_rows is
-    'report_several_arm_users computed from report_user_state: what the triggers keep the table equal to (0069).';
+    'report_several_arm_users computed from report_user_state: what the triggers keep the table equal to.';
 comment on column cardinal.report_several_arm_users_of_rows.app_id is
     'The app (apps.app_id).';
 comment on column cardinal.report_several_arm_users_of_rows.campaign_id is
@@ -1303,8 +1314,8 @@ comment on column cardinal.report_several_arm_users_of_rows.user_key is
     'The user (events.user_key).';
 
 
--- 0073_counting_triggers_join_groups_first.sql — the counting triggers of 0071 and 0072 join each row of the
--- statement to its own report group before the touched users (issue 8).
+-- The counting triggers join each row of the statement to its own report group before the touched users
+-- (issue 8).
 --
 -- Design notes (why, not what):
 --
@@ -1314,9 +1325,7 @@ comment on column cardinal.report_several_arm_users_of_rows.user_key is
 --   80,402,055 rows (every touched user with every group of the campaign), hashed in 2,048 batches: 7 GB of
 --   temporary files for that one statement. A fold touches few users and never showed it; a rebuild touches all.
 --   Joining each row to its own group first (a subquery kept from being pulled up by OFFSET 0) leaves the planner
---   no such order. count_session_units (0072) joins the same way and gets the same order.
---
--- * The functions are otherwise 0071's and 0072's.
+--   no such order. count_session_units joins the same way and gets the same order.
 create or replace function cardinal.count_finding_day_users()
     returns trigger
     language plpgsql
@@ -1350,8 +1359,8 @@ begin
     -- from P - O + N to the end. The update's firing therefore leaves out I, which it cannot see: the rows of
     -- the touched users that the statement wrote (the same xmin and cmin as its own new rows, N) but that are
     -- not among its own. A plain UPDATE writes no such rows. The statement's rows share one xmin and cmin, so
-    -- the array to compare with holds one value (0069's held one per row: searched once per touched row, it
-    -- was a third of the trigger's time once clicks touched more users).
+    -- the array to compare with holds one value (an array of one value per row, searched once per touched
+    -- row, took a third of the trigger's time once clicks touched more users).
     versions := case tg_op
         when 'INSERT' then format(
             'select true as after, %1$s
@@ -1445,7 +1454,7 @@ begin
             from (
                 -- Each row with its own report group first (OFFSET 0 keeps the join order): joined to touched
                 -- first, the planner, blind to the transition tables' sizes, paired every touched user with
-                -- every report group of the campaign (0073).
+                -- every report group of the campaign.
                 select r.*, g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.finding_id, g.variant_id,
                        g.channel, g.test
                 from (%3$s
@@ -1645,7 +1654,7 @@ $function$;
 alter function cardinal.count_finding_day_users() owner to cardinal_owner;
 revoke all on function cardinal.count_finding_day_users() from public;
 comment on function cardinal.count_finding_day_users() is
-    'Statement trigger of report_user_state (0069, 0071): for the users whose counted days changed, makes their '
+    'Statement trigger of report_user_state: for the users whose counted days changed, makes their '
     'day sets per finding group and kind before and after the statement from their rows (report_user_state''s '
     'user_key index) and the transition tables, nets the pairs into report_finding_day_users (deleting counts '
     'that reach zero), and sets their report_several_arm_users rows of the touched campaigns and canvases; for '
@@ -1660,7 +1669,7 @@ create or replace trigger report_user_state_count_finding_days_inserted
     for each statement
     execute function cardinal.count_finding_day_users();
 comment on trigger report_user_state_count_finding_days_inserted on cardinal.report_user_state is
-    'Keeps report_finding_day_users and report_several_arm_users what the state makes (0069).';
+    'Keeps report_finding_day_users and report_several_arm_users what the state makes.';
 
 
 create or replace trigger report_user_state_count_finding_days_updated
@@ -1669,7 +1678,7 @@ create or replace trigger report_user_state_count_finding_days_updated
     for each statement
     execute function cardinal.count_finding_day_users();
 comment on trigger report_user_state_count_finding_days_updated on cardinal.report_user_state is
-    'Keeps report_finding_day_users and report_several_arm_users what the state makes (0069).';
+    'Keeps report_finding_day_users and report_several_arm_users what the state makes.';
 
 
 create or replace trigger report_user_state_count_finding_days_deleted
@@ -1678,7 +1687,7 @@ create or replace trigger report_user_state_count_finding_days_deleted
     for each statement
     execute function cardinal.count_finding_day_users();
 comment on trigger report_user_state_count_finding_days_deleted on cardinal.report_user_state is
-    'Keeps report_finding_day_users and report_several_arm_users what the state makes (0069).';
+    'Keeps report_finding_day_users and report_several_arm_users what the state makes.';
 
 
 -- A state row's clicks and dismissals as the interaction counts see them: one definition for the trigger, the
@@ -1704,7 +1713,7 @@ $function$;
 alter function cardinal.report_row_interactions(timestamp with time zone[], timestamp with time zone[], text, timestamp with time zone) owner to cardinal_owner;
 comment on function cardinal.report_row_interactions(timestamp with time zone[], timestamp with time zone[], text,
                                                     timestamp with time zone) is
-    'The clicks and dismissals of a report_user_state row (0071): type (click or dismissal), report day (the '
+    'The clicks and dismissals of a report_user_state row: type (click or dismissal), report day (the '
     'local day in time_zone, the campaign''s or else the app''s) and whether it came without an impression '
     '(step_first_impression_at, the first impression of the user''s rows of the step, NULL or later).';
 
@@ -1733,8 +1742,7 @@ group by 1, 2, 3, 4;
 alter view cardinal.report_interaction_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_interaction_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_interaction_day_users_of_rows is
-    'report_interaction_day_users computed from report_user_state: what the trigger keeps the table equal to '
-    '(0071).';
+    'report_interaction_day_users computed from report_user_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_interaction_day_users_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_interaction_day_users_of_rows.kind is
@@ -1759,8 +1767,7 @@ group by 1, 2, 3;
 alter view cardinal.report_interaction_day_events_of_rows owner to cardinal_owner;
 grant select on cardinal.report_interaction_day_events_of_rows to cardinal_reader;
 comment on view cardinal.report_interaction_day_events_of_rows is
-    'report_interaction_day_events computed from report_user_state: what the trigger keeps the table equal to '
-    '(0071).';
+    'report_interaction_day_events computed from report_user_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_interaction_day_events_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_interaction_day_events_of_rows.type is
@@ -1780,8 +1787,7 @@ where r.control_exposed and not r.test and (r.click_times is not null or r.dismi
 alter view cardinal.report_control_acting_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_control_acting_users_of_rows to cardinal_reader;
 comment on view cardinal.report_control_acting_users_of_rows is
-    'report_control_acting_users computed from report_user_state: what the trigger keeps the table equal to '
-    '(0071).';
+    'report_control_acting_users computed from report_user_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_control_acting_users_of_rows.app_id is
     'The app (apps.app_id).';
 comment on column cardinal.report_control_acting_users_of_rows.campaign_id is
@@ -1792,7 +1798,7 @@ comment on column cardinal.report_control_acting_users_of_rows.user_key is
     'The user (events.user_key).';
 
 
--- The impressions a session may have without repeating (0027, 0056): one per distinct message when there are
+-- The impressions a session may have without repeating: one per distinct message when there are
 -- two messages or more, else one; banners and feature flags one whatever the messages.
 create or replace function cardinal.report_session_allowed(channel text, message_ids text[])
     returns bigint
@@ -1807,7 +1813,7 @@ as $function$
 $function$;
 alter function cardinal.report_session_allowed(text, text[]) owner to cardinal_owner;
 comment on function cardinal.report_session_allowed(text, text[]) is
-    'The impressions a session of channel showing message_ids may log (0072, 0056''s rule): the number of '
+    'The impressions a session of channel showing message_ids may log: the number of '
     'distinct messages when there are two or more, else 1; 1 for banners and feature flags.';
 
 
@@ -1823,7 +1829,7 @@ as $function$
 $function$;
 alter function cardinal.report_session_repeated(text, bigint, bigint) owner to cardinal_owner;
 comment on function cardinal.report_session_repeated(text, bigint, bigint) is
-    'Whether a session of channel with impressions and allowed impressions repeats (0072, 0027''s rule): at '
+    'Whether a session of channel with impressions and allowed impressions repeats: at '
     'least 3 times allowed for content cards, 2 times for the other channels.';
 
 
@@ -1843,7 +1849,7 @@ from (
 alter view cardinal.report_session_user_units owner to cardinal_owner;
 grant select on cardinal.report_session_user_units to cardinal_reader;
 comment on view cardinal.report_session_user_units is
-    'The sessions of report_session_state as the session counts read them (0072): per finding group (non-test '
+    'The sessions of report_session_state as the session counts read them: per finding group (non-test '
     'report groups, not push) and user, a session id''s rows, or one day''s rows without a session id.';
 comment on column cardinal.report_session_user_units.finding_id is 'The finding group (report_findings).';
 comment on column cardinal.report_session_user_units.channel is 'The finding group''s channel.';
@@ -1867,7 +1873,7 @@ group by 1, 2, 3, 4, 5;
 alter view cardinal.report_session_units_of_rows owner to cardinal_owner;
 grant select on cardinal.report_session_units_of_rows to cardinal_reader;
 comment on view cardinal.report_session_units_of_rows is
-    'report_session_units computed from report_session_state: what the trigger keeps the table equal to (0072).';
+    'report_session_units computed from report_session_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_session_units_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_session_units_of_rows.day is
@@ -1904,8 +1910,7 @@ group by 1, 2, 3, 4;
 alter view cardinal.report_session_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_session_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_session_day_users_of_rows is
-    'report_session_day_users computed from report_session_state: what the trigger keeps the table equal to '
-    '(0072).';
+    'report_session_day_users computed from report_session_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_session_day_users_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_session_day_users_of_rows.kind is
@@ -1925,8 +1930,7 @@ where u.user_spans_days;
 alter view cardinal.report_session_apart_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_session_apart_users_of_rows to cardinal_reader;
 comment on view cardinal.report_session_apart_users_of_rows is
-    'report_session_apart_users computed from report_session_state: what the trigger keeps the table equal to '
-    '(0072).';
+    'report_session_apart_users computed from report_session_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_session_apart_users_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_session_apart_users_of_rows.user_key is
@@ -1945,7 +1949,7 @@ create or replace function cardinal.count_session_units()
 as $function$
 declare
     -- The touched users' rows before and after the statement, from their rows now (current_rows) and the
-    -- transition tables, as count_finding_day_users makes them (0069): an upsert's update firing leaves out
+    -- transition tables, as count_finding_day_users makes them: an upsert's update firing leaves out
     -- the rows its insert half wrote, told apart by their xmin and cmin (one value for the statement).
     versions text;
 begin
@@ -2031,7 +2035,7 @@ begin
                        min(r.day) as day, count(distinct r.day) as days, sum(r.impressions) as impressions,
                        cardinal.report_session_allowed(r.channel, cardinal.array_concat_agg(r.message_ids)) as allowed
                 from (
-                    -- Each row with its own report group first (OFFSET 0 keeps the join order, 0073).
+                    -- Each row with its own report group first (OFFSET 0 keeps the join order).
                     select r.*, g.finding_id, g.channel, g.test
                     from (%3$s
                     ) as r
@@ -2114,7 +2118,7 @@ $function$;
 alter function cardinal.count_session_units() owner to cardinal_owner;
 revoke all on function cardinal.count_session_units() from public;
 comment on function cardinal.count_session_units() is
-    'Statement trigger of report_session_state (0072): for the touched users, makes their sessions per finding '
+    'Statement trigger of report_session_state: for the touched users, makes their sessions per finding '
     'group before and after the statement from their rows (the primary key, by user and the finding group''s '
     'report groups) and the transition tables, nets them into report_session_units and report_session_day_users '
     '(deleting counts that reach zero), and sets their report_session_apart_users rows.';
@@ -2126,8 +2130,7 @@ create or replace trigger report_session_state_count_units_inserted
     for each statement
     execute function cardinal.count_session_units();
 comment on trigger report_session_state_count_units_inserted on cardinal.report_session_state is
-    'Keeps report_session_units, report_session_day_users and report_session_apart_users what the state makes '
-    '(0072).';
+    'Keeps report_session_units, report_session_day_users and report_session_apart_users what the state makes.';
 
 
 create or replace trigger report_session_state_count_units_updated
@@ -2136,8 +2139,7 @@ create or replace trigger report_session_state_count_units_updated
     for each statement
     execute function cardinal.count_session_units();
 comment on trigger report_session_state_count_units_updated on cardinal.report_session_state is
-    'Keeps report_session_units, report_session_day_users and report_session_apart_users what the state makes '
-    '(0072).';
+    'Keeps report_session_units, report_session_day_users and report_session_apart_users what the state makes.';
 
 
 create or replace trigger report_session_state_count_units_deleted
@@ -2146,8 +2148,7 @@ create or replace trigger report_session_state_count_units_deleted
     for each statement
     execute function cardinal.count_session_units();
 comment on trigger report_session_state_count_units_deleted on cardinal.report_session_state is
-    'Keeps report_session_units, report_session_day_users and report_session_apart_users what the state makes '
-    '(0072).';
+    'Keeps report_session_units, report_session_day_users and report_session_apart_users what the state makes.';
 
 
 create or replace view cardinal.report_step_daily_counts_of_rows as
@@ -2162,8 +2163,7 @@ group by 1, 2, 3, 4, 5, 6, 7, 8;
 alter view cardinal.report_step_daily_counts_of_rows owner to cardinal_owner;
 grant select on cardinal.report_step_daily_counts_of_rows to cardinal_reader;
 comment on view cardinal.report_step_daily_counts_of_rows is
-    'report_step_daily_counts computed from report_daily_counts: what the trigger keeps the table equal to '
-    '(0072).';
+    'report_step_daily_counts computed from report_daily_counts: what the trigger keeps the table equal to.';
 comment on column cardinal.report_step_daily_counts_of_rows.app_id is
     'The app (apps.app_id).';
 comment on column cardinal.report_step_daily_counts_of_rows.campaign_id is
@@ -2240,7 +2240,7 @@ $function$;
 alter function cardinal.count_step_daily_counts() owner to cardinal_owner;
 revoke all on function cardinal.count_step_daily_counts() from public;
 comment on function cardinal.count_step_daily_counts() is
-    'Statement trigger of report_daily_counts (0072): adds the statement''s added rows and takes off its removed '
+    'Statement trigger of report_daily_counts: adds the statement''s added rows and takes off its removed '
     'ones in report_step_daily_counts, deleting the rows left without a report_daily_counts row.';
 
 
@@ -2250,7 +2250,7 @@ create or replace trigger report_daily_counts_count_steps_inserted
     for each statement
     execute function cardinal.count_step_daily_counts();
 comment on trigger report_daily_counts_count_steps_inserted on cardinal.report_daily_counts is
-    'Keeps report_step_daily_counts what report_daily_counts sums to (0072).';
+    'Keeps report_step_daily_counts what report_daily_counts sums to.';
 
 
 create or replace trigger report_daily_counts_count_steps_updated
@@ -2259,7 +2259,7 @@ create or replace trigger report_daily_counts_count_steps_updated
     for each statement
     execute function cardinal.count_step_daily_counts();
 comment on trigger report_daily_counts_count_steps_updated on cardinal.report_daily_counts is
-    'Keeps report_step_daily_counts what report_daily_counts sums to (0072).';
+    'Keeps report_step_daily_counts what report_daily_counts sums to.';
 
 
 create or replace trigger report_daily_counts_count_steps_deleted
@@ -2268,7 +2268,7 @@ create or replace trigger report_daily_counts_count_steps_deleted
     for each statement
     execute function cardinal.count_step_daily_counts();
 comment on trigger report_daily_counts_count_steps_deleted on cardinal.report_daily_counts is
-    'Keeps report_step_daily_counts what report_daily_counts sums to (0072).';
+    'Keeps report_step_daily_counts what report_daily_counts sums to.';
 
 
 create or replace view cardinal.report_dismissal_day_users_of_rows as
@@ -2284,8 +2284,7 @@ group by 1, 2, 3;
 alter view cardinal.report_dismissal_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_dismissal_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_dismissal_day_users_of_rows is
-    'report_dismissal_day_users computed from report_dismissal_state: what the trigger keeps the table equal to '
-    '(0074).';
+    'report_dismissal_day_users computed from report_dismissal_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_dismissal_day_users_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_dismissal_day_users_of_rows.day is
@@ -2304,8 +2303,7 @@ group by 1, 2;
 alter view cardinal.report_dismissal_day_counts_of_rows owner to cardinal_owner;
 grant select on cardinal.report_dismissal_day_counts_of_rows to cardinal_reader;
 comment on view cardinal.report_dismissal_day_counts_of_rows is
-    'report_dismissal_day_counts computed from report_dismissal_state: what the trigger keeps the table equal '
-    'to (0074).';
+    'report_dismissal_day_counts computed from report_dismissal_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_dismissal_day_counts_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_dismissal_day_counts_of_rows.day is
@@ -2321,8 +2319,7 @@ where d.repeats;
 alter view cardinal.report_dismissal_repeat_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_dismissal_repeat_users_of_rows to cardinal_reader;
 comment on view cardinal.report_dismissal_repeat_users_of_rows is
-    'report_dismissal_repeat_users computed from report_dismissal_state: what the trigger keeps the table equal '
-    'to (0074).';
+    'report_dismissal_repeat_users computed from report_dismissal_state: what the trigger keeps the table equal to.';
 comment on column cardinal.report_dismissal_repeat_users_of_rows.finding_id is
     'The finding group (report_findings).';
 comment on column cardinal.report_dismissal_repeat_users_of_rows.user_key is
@@ -2357,7 +2354,7 @@ begin
         ),
         -- The touched users' rows of those finding groups' non-test report groups now, with the transaction
         -- and command that wrote each: one probe of the primary key per user and report group (a lateral
-        -- subquery kept from being pulled up by OFFSET 0, so a nested loop whatever the settings, 0073).
+        -- subquery kept from being pulled up by OFFSET 0, so a nested loop whatever the settings).
         current_rows as materialized (
             select x.group_id, x.user_key, x.message_id, x.day, x.dismissals,
                    x.xmin::text || ':' || x.cmin::text as written_by
@@ -2451,7 +2448,7 @@ $function$;
 alter function cardinal.count_dismissal_days() owner to cardinal_owner;
 revoke all on function cardinal.count_dismissal_days() from public;
 comment on function cardinal.count_dismissal_days() is
-    'Statement trigger of report_dismissal_state (0074): for the touched users, makes their dismissals per '
+    'Statement trigger of report_dismissal_state: for the touched users, makes their dismissals per '
     'finding group and day before and after the statement from their rows (the primary key, by user and the '
     'finding group''s report groups) and the transition tables, nets them into report_dismissal_day_counts and '
     'report_dismissal_day_users (deleting counts that reach zero), and sets their report_dismissal_repeat_users '
@@ -2465,7 +2462,7 @@ create or replace trigger report_dismissal_state_count_days_inserted
     execute function cardinal.count_dismissal_days();
 comment on trigger report_dismissal_state_count_days_inserted on cardinal.report_dismissal_state is
     'Keeps report_dismissal_day_users, report_dismissal_day_counts and report_dismissal_repeat_users what the '
-    'state makes (0074).';
+    'state makes.';
 
 
 create or replace trigger report_dismissal_state_count_days_updated
@@ -2475,7 +2472,7 @@ create or replace trigger report_dismissal_state_count_days_updated
     execute function cardinal.count_dismissal_days();
 comment on trigger report_dismissal_state_count_days_updated on cardinal.report_dismissal_state is
     'Keeps report_dismissal_day_users, report_dismissal_day_counts and report_dismissal_repeat_users what the '
-    'state makes (0074).';
+    'state makes.';
 
 
 create or replace trigger report_dismissal_state_count_days_deleted
@@ -2485,4 +2482,4 @@ create or replace trigger report_dismissal_state_count_days_deleted
     execute function cardinal.count_dismissal_days();
 comment on trigger report_dismissal_state_count_days_deleted on cardinal.report_dismissal_state is
     'Keeps report_dismissal_day_users, report_dismissal_day_counts and report_dismissal_repeat_users what the '
-    'state makes (0074).';
+    'state makes.';

@@ -1,5 +1,11 @@
 -- Erasure: forgetting a user or a device.
 --
+-- erase_identity is the entry point (`cardinal erase`): under the report state's lock it takes the identity's
+-- links out of the report state (requeue_identity_state), deletes the links, runs erase_identity_events for
+-- the events, rejected events and state rows, re-links the devices the identity shared and writes the audit
+-- row. erasure_identity_hash is what the audit keeps instead of the id; raw_event_names_identity finds the
+-- identity in a rejected event's raw body.
+--
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
@@ -107,7 +113,8 @@ begin
         set merged = cardinal.identity_is_new(l.app_id, l.user_id, l.linked_at)
         where l.app_id = target_app and l.user_id = any(users);
 
-        -- 0022 deletes the groups it emptied; the state it would have emptied them of went above.
+        -- erase_identity_events deletes only the groups its own deletions emptied; the state of these went with
+        -- requeue_identity_state above, so the groups it left empty are deleted here.
         delete from cardinal.report_groups as g
         where g.app_id = target_app
           and not exists (select from cardinal.report_user_state as u where u.group_id = g.group_id)
@@ -142,7 +149,7 @@ comment on function cardinal.erase_identity(bigint, text, text, boolean) is
     'Erases one identity of an app (kind user: every event with that user_id; kind device: every event with '
     'that device_id), its rejected events (matched in the raw body), its identity links and its part of the '
     'report state, so that the reports read as if it had never existed: a device an erased user was linked '
-    'to falls back to the next user who logged in on it (0032). Writes and returns the audit row (erasures). '
+    'to falls back to the next user who logged in on it. Writes and returns the audit row (erasures). '
     'dry_run: returns the same counts and changes nothing (erasure_id NULL). Call it in a transaction of its '
     'own. SECURITY INVOKER: for members of cardinal_owner.';
 
@@ -263,7 +270,7 @@ begin
                    e.user_key, e.session_id, e.message_id, e.conversion_name, e.placement_id, e.button_id, e.value, e.currency
             from cardinal.events as e
             where e.app_id = target_app and e.user_key = any(affected)
-              -- Not those past the watermark (0021): the next fold takes them from events anyway.
+              -- Not those past the watermark: the next fold takes them from events anyway.
               and (e.stored_xid is null
                    or e.stored_xid < watermark
                    or exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid))
@@ -308,5 +315,7 @@ $function$;
 alter function cardinal.erase_identity_events(bigint, text, text, boolean) owner to cardinal_owner;
 revoke all on function cardinal.erase_identity_events(bigint, text, text, boolean) from public;
 comment on function cardinal.erase_identity_events(bigint, text, text, boolean) is
-    '0022''s erase_identity under its new name: erase_identity (0032) runs it after taking the identity''s '
-    'links out of the report state.';
+    'The events part of erase_identity: deletes the identity''s events, the rejected events naming it and its '
+    'report state rows, queues the affected users'' remaining events again and writes the audit row '
+    '(erasures); dry_run returns the counts and changes nothing. erase_identity runs it after taking the '
+    'identity''s links out of the report state; alone it would leave those links in place.';

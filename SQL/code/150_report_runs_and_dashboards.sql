@@ -1,5 +1,10 @@
 -- Stored report runs and what the dashboards read.
 --
+-- `cardinal report run` stores each run in report_runs and its rows in report_unique_impressions,
+-- report_anomalies and report_control; the latest_* views show the newest succeeded run (latest_report_run)
+-- and its rows, which is what the Grafana dashboards and psql users read. daily_message_counts gives the
+-- dashboards the report state's daily counts with the app's name.
+--
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
@@ -29,7 +34,8 @@ comment on column cardinal.latest_report_run.anomaly_count is
     'How many anomaly findings the run stored (every severity); NULL until it succeeded.';
 
 
--- r.* was expanded when 0013 made the view: make it again to show the new columns.
+-- PostgreSQL expands r.* into the table's columns when the view is made, so a column added to the table
+-- later appears here only because this file makes the view again whenever the code files apply.
 create or replace view cardinal.latest_unique_impressions as
     select r.*
     from cardinal.report_unique_impressions as r
@@ -80,21 +86,21 @@ comment on column cardinal.latest_unique_impressions.dismissal_rate is
 comment on column cardinal.latest_unique_impressions.unique_dismissal_rate is
     'unique_dismissals / unique_impressions; NULL without impressions.';
 comment on column cardinal.latest_unique_impressions.direct_opens is
-    'Push only: direct opens (push clicks); NULL on other channels and in runs stored before 0029.';
+    'Push only: direct opens (push clicks); NULL on other channels and in runs stored before push opens were reported.';
 comment on column cardinal.latest_unique_impressions.unique_direct_opens is
-    'Push only: users with a direct open; NULL on other channels and in runs stored before 0029.';
+    'Push only: users with a direct open; NULL on other channels and in runs stored before push opens were reported.';
 comment on column cardinal.latest_unique_impressions.influenced_opens is
     'Push only: users who opened the app within the influenced-open window after a send without a direct '
-    'open; NULL on other channels and in runs stored before 0029.';
+    'open; NULL on other channels and in runs stored before push opens were reported.';
 comment on column cardinal.latest_unique_impressions.total_opens is
     'Push only: unique_direct_opens + influenced_opens; NULL on other channels and in runs stored before '
-    '0029.';
+    'push opens were reported.';
 comment on column cardinal.latest_unique_impressions.direct_open_rate is
     'Push only: unique_direct_opens / unique_recipients; NULL without recipients, on other channels and '
-    'in runs stored before 0029.';
+    'in runs stored before push opens were reported.';
 comment on column cardinal.latest_unique_impressions.total_open_rate is
     'Push only: total_opens / unique_recipients; NULL without recipients, on other channels and in runs '
-    'stored before 0029.';
+    'stored before push opens were reported.';
 
 
 create or replace view cardinal.latest_anomalies as
@@ -119,9 +125,9 @@ comment on column cardinal.latest_anomalies.app_name is
 comment on column cardinal.latest_anomalies.campaign_id is
     'Campaign of the events that show the problem; NULL for a canvas step.';
 comment on column cardinal.latest_anomalies.canvas_id is
-    'Canvas of the canvas step whose events show the problem; NULL for a campaign (0033).';
+    'Canvas of the canvas step whose events show the problem; NULL for a campaign.';
 comment on column cardinal.latest_anomalies.canvas_step_id is
-    'Canvas step whose events show the problem; NULL for a campaign (0033).';
+    'Canvas step whose events show the problem; NULL for a campaign.';
 comment on column cardinal.latest_anomalies.channel is
     'Channel of those events; NULL for campaign-wide findings (SRM).';
 comment on column cardinal.latest_anomalies.platform is
@@ -136,7 +142,7 @@ comment on column cardinal.latest_anomalies.likely_cause is
     'One line on the integration bug that usually causes it.';
 
 
--- The view's * was expanded when 0013 made it: make it again to show the new column.
+-- r.* is expanded when the view is made: making it again here shows every column report_control has.
 create or replace view cardinal.latest_control as
     select r.*
     from cardinal.report_control as r
@@ -208,23 +214,19 @@ comment on column cardinal.latest_control.srm_skipped is
 comment on column cardinal.latest_control.srm_split_source is
     'Where the expected split of the sample ratio check came from: configured (campaigns set --split), '
     'learned_from_sends (users per arm of the campaign''s sends), or unknown (then the check was skipped); '
-    'NULL in runs stored before 0027.';
+    'NULL in runs stored before the split source was recorded.';
 
 
--- 0026_dashboard_reads.sql — what the Grafana dashboards (Dashboards/) read besides the report functions and
--- the stored runs: the daily counts of the report state with the app's name, and the Wilson interval of a
--- rate (issue 11).
+-- What the Grafana dashboards (Dashboards/) read besides the report functions and the stored runs: the
+-- daily counts of the report state with the app's name (the Wilson interval of a rate they draw is
+-- wilson_interval, with the report helpers).
 --
 -- Why a view: the Engagement, Integration health and Reports dashboards all chart events per report day by
 -- campaign, variant, platform or SDK version. report_daily_count_facts has them per report group and day
 -- (a few hundred thousand rows at 10 M events, growing with groups × days, not with events), but knows the
 -- app by its id only, and a dashboard filters by name. Joining apps in every panel would repeat the same
 -- lines six times; the view says it once, and psql users get it too.
---
--- Why a function: the Experiments dashboard shows each arm's conversion rate with its 95 % interval. The
--- stored control report keeps users and converters per arm but intervals only for the comparisons, and the
--- report pages draw Wilson intervals (Sources/CardinalReports/Statistics/NewcombeInterval.swift), so the
--- dashboard uses the same formula, in SQL.
+
 create or replace view cardinal.daily_message_counts as
 select a.name as app_name, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id, f.channel,
        f.platform, f.sdk_version, f.app_version, f.test, f.day, f.impressions, f.clicks, f.dismissals, f.sends,
