@@ -1,4 +1,5 @@
 import CardinalCore
+public import CardinalLogging
 import CardinalStore
 import MicroHTTP
 import PostgresClient

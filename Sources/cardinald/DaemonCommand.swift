@@ -1,6 +1,7 @@
 import ArgumentKit
 import CardinalCore
 import CardinalIngest
+import CardinalLogging
 
 /// `cardinald`'s command line: every setting as a flag with an environment variable and a default. The
 /// defaults shown are `IngestConfiguration`'s, the one place they are written.

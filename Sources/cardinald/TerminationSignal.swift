@@ -1,4 +1,5 @@
 import CardinalIngest
+import CardinalLogging
 import Foundation
 
 /// SIGTERM and SIGINT, the signals that stop the daemon cleanly, taken with `sigwait` on the main thread.

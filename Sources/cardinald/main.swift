@@ -1,5 +1,6 @@
 import ArgumentKit
 import CardinalIngest
+import CardinalLogging
 import Foundation
 import CMalloc
 
