@@ -181,6 +181,7 @@ public final class IngestService: Sendable {
         router.stop()
         pool.shutdown()
         keyPool.shutdown()
+        logger.writePendingSummaries()
         logger.log(.info, "stopped")
     }
 }

@@ -101,13 +101,16 @@ enum DaemonCommand {
             OptionSpec("log-level", help: "Least severe log lines written to stderr.", valueName: "level",
                        default: "info", environment: "CARDINAL_LOG_LEVEL",
                        allowedValues: Logger.Level.allCases.map(\.name)),
+            OptionSpec("log-format", help: "logfmt, or json for collectors that parse lines.", valueName: "format",
+                       default: LogFormat.logfmt.rawValue, environment: "CARDINAL_LOG_FORMAT",
+                       allowedValues: LogFormat.allCases.map(\.rawValue)),
         ],
         version: CardinalVersion.current
     )
 
     /// Turns parsed arguments into a configuration.
     /// - Throws: `UsageError` for a value that does not make sense.
-    static func configuration(from arguments: ParsedArguments) throws(UsageError) -> (IngestConfiguration, Logger.Level) {
+    static func configuration(from arguments: ParsedArguments) throws(UsageError) -> (IngestConfiguration, Logger) {
         var configuration = IngestConfiguration(databaseURL: arguments.option("database-url") ?? "")
         let listen = arguments.option("listen") ?? "\(defaults.host):\(defaults.port)"
         guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]),
@@ -169,7 +172,8 @@ enum DaemonCommand {
         configuration.spoolSegmentBytes = try positive("spool-segment-bytes", arguments)
         configuration.spoolReplayChunkEvents = try positive("spool-replay-chunk-events", arguments)
         let level = Logger.Level.allCases.first { $0.name == arguments.option("log-level") } ?? .info
-        return (configuration, level)
+        let format = arguments.option("log-format").flatMap(LogFormat.init(rawValue:)) ?? .logfmt
+        return (configuration, Logger(minimumLevel: level, format: format))
     }
 
     private static func notNegative(_ name: String, _ arguments: ParsedArguments) throws(UsageError) -> Int {

@@ -8,9 +8,9 @@ TerminationSignal.block()
 
 let arguments = CommandLineParser.parseProcessArgumentsOrExit(root: DaemonCommand.spec)
 
-let (configuration, level): (IngestConfiguration, Logger.Level)
+let (configuration, logger): (IngestConfiguration, Logger)
 do {
-    (configuration, level) = try DaemonCommand.configuration(from: arguments)
+    (configuration, logger) = try DaemonCommand.configuration(from: arguments)
 } catch {
     FileHandle.standardError.write(Data(error.description.utf8))
     exit(ExitCode.usage)
@@ -26,7 +26,6 @@ setenv("PGCONNECT_TIMEOUT", "5", 0)
 // memory resident when it is freed. A fixed threshold turns that adjustment off (mallopt(3)).
 _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
 
-let logger = Logger(minimumLevel: level)
 let service: IngestService
 do {
     service = try IngestService(configuration: configuration, logger: logger)

@@ -83,6 +83,31 @@ import TestSupport
         #expect(try fixture.tables().eventCount() == statuses.filter { $0 == 200 }.count + 6)
     }
 
+    @Test("An app refused 30 times logs one 'request refused' line and, at shutdown, their count; /metrics counts each")
+    func repeatedRefusalsAreSummarised() throws {
+        let fixture = try IngestFixture()
+        try CardinalCLI.succeed(["apps", "limits", IngestFixture.appName, "--requests-per-second", "1",
+                                 "--database-url", fixture.database.url])
+        let daemon = try fixture.startDaemon()
+        defer { daemon.stop() }
+        let client = fixture.client(of: daemon)
+
+        let statuses = try (0..<31).map { _ in try client.send(TestEvent.impressions(1)).status }
+        let metrics = MetricsText(try client.get("/metrics").text)
+        daemon.terminate()
+        #expect(try daemon.waitForExit() == .exited(0))
+
+        let refusals = statuses.filter { $0 == 429 }.count
+        #expect(refusals >= 20)
+        #expect(metrics[#"cardinal_ingest_rate_limited_total{bucket="requests"}"#] == Double(refusals))
+        let logged = daemon.standardError.split(separator: "\n").filter {
+            $0.contains(#"msg="request refused""#) && $0.contains("http.status=429")
+        }
+        #expect(logged.count == 2, "the first refusal and one summary: \(logged)")
+        #expect(logged.first?.contains("ingest.request_id=") == true)
+        #expect(logged.last?.contains("log.repeated=\(refusals - 1) log.interval=60s") == true, "\(logged)")
+    }
+
     @Test("Rejections past the per-request cap and the app's hourly quota are answered but not stored, and counted")
     func rejectionsNotStored() throws {
         let fixture = try IngestFixture()
