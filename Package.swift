@@ -71,6 +71,7 @@ let package = Package(
                     swiftSettings: strictSettings),
 
         // End-to-end tests: the built `cardinald` and `cardinal` binaries against the private PostgreSQL.
-        .testTarget(name: "EndToEndTests", dependencies: ["CardinalCore", "PostgresClient", "TestSupport", "Gzip"], swiftSettings: strictSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["CardinalCore", "PostgresClient", "TestSupport", "Gzip"],
+                    exclude: ["Snapshots"], swiftSettings: strictSettings),
     ]
 )

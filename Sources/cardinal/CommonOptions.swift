@@ -18,7 +18,7 @@ enum CommonOptions {
     /// `--log-level`, for a ``LoggingCommand``: the daemon's option and variable.
     static let logLevel = RequiredOption(
         "log-level", help: "Least severe log lines written to stderr when it is not a terminal.", valueName: "level",
-        default: Logger.Level.info.name, environment: "CARDINAL_LOG_LEVEL", parser: .logLevel
+        default: Logger.Level.info.name, environment: "CARDINAL_LOG_LEVEL", parser: .oneOf(Logger.Level.self)
     )
 
     /// `--log-format`, for a ``LoggingCommand``: the daemon's option and variable.

@@ -1,5 +1,4 @@
 import ArgumentKit
-import CardinalLogging
 import CardinalStore
 import Foundation
 
@@ -52,18 +51,6 @@ extension ValueParser {
             } catch {
                 throw InvalidArgumentValue(error.reason)
             }
-        }
-    }
-}
-
-extension ValueParser where Value == Logger.Level {
-    /// A log level by name: `debug`, `info`, `warning` or `error`.
-    static var logLevel: Self {
-        Self(allowedValues: Logger.Level.allCases.map(\.name)) { text throws(InvalidArgumentValue) in
-            guard let level = Logger.Level.allCases.first(where: { $0.name == text }) else {
-                throw InvalidArgumentValue("not a log level")
-            }
-            return level
         }
     }
 }
