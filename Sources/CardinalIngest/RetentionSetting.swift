@@ -31,6 +31,9 @@ final class RetentionSetting: Sendable {
         self.logger = logger
     }
 
+    /// Whether the retention is read from the database, so that it is worth refreshing.
+    var isRefreshed: Bool { load != nil }
+
     /// The policy to validate a request with now.
     var policy: ValidationPolicy { policyState.withLock { $0 } }
 

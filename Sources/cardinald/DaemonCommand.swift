@@ -1,8 +1,10 @@
 import ArgumentKit
 import CardinalCore
 import CardinalIngest
+import CardinalLifecycle
 import CardinalLogging
 import Foundation
+import Synchronization
 
 /// `cardinald`'s command line: every setting an option with an environment variable and a default, declared
 /// like `cardinal`'s commands. The defaults shown are `IngestConfiguration`'s, the one place they are written.
@@ -97,6 +99,10 @@ struct DaemonCommand: ParsableCommand {
     let spoolReplayChunkEvents = count(
         "spool-replay-chunk-events", "Spooled events written back per database transaction, about (the replay's "
             + "bounded chunk).", defaults.spoolReplayChunkEvents)
+    let shutdownTimeout = duration(
+        "shutdown-timeout", "How long SIGTERM may take: the services stop in reverse order of their start, the HTTP "
+            + "server first, answering the requests in flight; keep it under systemd's TimeoutStopSec (45s).",
+        .seconds(40))
     let logLevel = RequiredOption(
         "log-level", help: "Least severe log lines written to stderr.", valueName: "level",
         default: Logger.Level.info.name, environment: "CARDINAL_LOG_LEVEL", parser: .oneOf(Logger.Level.self))
@@ -104,7 +110,8 @@ struct DaemonCommand: ParsableCommand {
         "log-format", help: "logfmt, or json for collectors that parse lines.", valueName: "format",
         default: LogFormat.logfmt.rawValue, environment: "CARDINAL_LOG_FORMAT", parser: .oneOf(LogFormat.self))
 
-    /// Runs the daemon until SIGTERM or SIGINT, then shuts it down cleanly.
+    /// Runs the daemon's services until SIGTERM or SIGINT, or until one of them fails, then stops them in
+    /// reverse order within `--shutdown-timeout`.
     static func run(_ parsed: ParsedCommand<Self>) throws {
         let configuration = try configuration(parsed)
         let logger = Logger(minimumLevel: parsed.logLevel, format: parsed.logFormat)
@@ -113,12 +120,35 @@ struct DaemonCommand: ParsableCommand {
             service = try IngestService(configuration: configuration, logger: logger)
         } catch {
             logger.log(.error, "cannot start", ["error": String(describing: error)])
-            throw StartFailure()
+            throw DaemonFailure()
         }
-        TerminationSignal.wait(logger: logger)
-        service.shutDown()
+        let group = ServiceGroup(services: service.services, shutdownTimeout: parsed.shutdownTimeout, logger: logger)
+        let signalWaiter = Thread {
+            TerminationSignal.wait(logger: logger)
+            group.triggerGracefulShutdown()
+        }
+        signalWaiter.name = "cardinal-signals"
+        signalWaiter.start()
+        let failures = Self.runToEnd(group)
+        service.close()
+        guard failures.isEmpty else {
+            throw DaemonFailure()
+        }
     }
 
-    /// The daemon did not start; the reason is in the log.
-    struct StartFailure: Error {}
+    /// Runs the group on the Swift concurrency pool and blocks the calling (main) thread until it has stopped.
+    private static func runToEnd(_ group: ServiceGroup) -> [ServiceFailure] {
+        let failures = Mutex<[ServiceFailure]>([])
+        let stopped = DispatchSemaphore(value: 0)
+        Task.detached {
+            let reported = await group.run()
+            failures.withLock { $0 = reported }
+            stopped.signal()
+        }
+        stopped.wait()
+        return failures.withLock { $0 }
+    }
+
+    /// The daemon could not start, or a service failed; the log says which and why.
+    struct DaemonFailure: Error {}
 }

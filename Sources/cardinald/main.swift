@@ -16,7 +16,7 @@ setenv("PGCONNECT_TIMEOUT", "5", 0)
 // memory resident when it is freed. A fixed threshold turns that adjustment off (mallopt(3)).
 _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
 
-// Usage errors as `cardinal` reports them (exit 64); a failure to start is already logged (exit 1).
+// Usage errors as `cardinal` reports them (exit 64); a failure to start or of a service is already logged (exit 1).
 do {
     try invocation.run()
     exit(ExitCode.success)

@@ -30,7 +30,8 @@ final class IngestRouter: Sendable {
     /// Decoding and validation are CPU work: they run here, so the HTTP thread only moves bytes. Nothing that
     /// blocks runs here.
     private let processing = DispatchQueue(label: "cardinal.ingest.processing", attributes: .concurrent)
-    private let inFlight = Mutex(0)
+    /// Requests taken and not yet answered; shutdown waits on its condition until it is 0.
+    private let inFlight = ConditionProtected(0)
     private let requestCounter = Atomic<UInt64>(0)
     private let draining = Atomic(false)
     private let requestIDPrefix = String(UInt32.random(in: .min ... .max), radix: 36)
@@ -117,7 +118,13 @@ final class IngestRouter: Sendable {
             responder.respond(finished(response, requestID: requestID, path: request.path,
                                        remoteAddress: request.remoteAddress,
                                        appID: (request.admissionNote as? AdmittedRequest)?.app.appID))
-            inFlight.withLock { $0 -= 1 }
+            let idle = inFlight.withLock { count in
+                count -= 1
+                return count == 0
+            }
+            if idle {
+                inFlight.signalAll()
+            }
         }
         switch Route(path: request.path) {
         case .events where draining.load(ordering: .acquiring):
@@ -178,11 +185,17 @@ final class IngestRouter: Sendable {
         keys.stop()
     }
 
-    /// Waits until every request in flight has been answered, or `timeout` passes.
+    /// Waits until every request in flight has been answered, or `timeout` passes: woken by the last answer,
+    /// not by polling.
     func waitUntilIdle(timeout: Duration) {
-        let giveUp = ContinuousClock.now + timeout
-        while inFlight.withLock({ $0 }) > 0, ContinuousClock.now < giveUp {
-            Thread.sleep(forTimeInterval: 0.01)
+        let giveUp = Date.now.addingTimeInterval(Double(timeout.components.seconds)
+                                                 + Double(timeout.components.attoseconds) / 1e18)
+        var idle = false
+        while !idle, Date.now < giveUp {
+            inFlight.withLockThenWait { count in
+                idle = count == 0
+                return idle ? .proceed : .until(giveUp)
+            }
         }
     }
 
