@@ -3,6 +3,8 @@
 //
 // Dependencies point down only:
 //   cardinald, cardinal  →  CardinalIngest, CardinalReports  →  CardinalStore  →  CardinalCore
+//   cardinald, cardinal, CardinalIngest  →  CardinalLogging (lines on stderr; imports nothing of Cardinal)
+//   cardinald, CardinalIngest  →  CardinalLifecycle (services started in order, stopped in reverse)  →  CardinalLogging
 //   CardinalIngest → MicroHTTP (libmicrohttpd), Gzip (zlib); CardinalStore → PostgresClient (libpq)
 // The three adapters are the only modules that import a C library.
 import PackageDescription
@@ -33,19 +35,26 @@ let package = Package(
 
         // Cardinal itself.
         .target(name: "CardinalCore", swiftSettings: strictSettings),
+        .target(name: "CardinalLogging", swiftSettings: strictSettings),
+        .target(name: "CardinalLifecycle", dependencies: ["CardinalLogging"], swiftSettings: strictSettings),
         .target(name: "CardinalStore", dependencies: ["CardinalCore", "PostgresClient"], swiftSettings: strictSettings),
         .target(name: "CardinalReports", dependencies: ["CardinalCore", "CardinalStore"], swiftSettings: strictSettings),
-        .target(name: "CardinalIngest", dependencies: ["CardinalCore", "CardinalStore", "PostgresClient", "MicroHTTP", "Gzip"],
+        .target(name: "CardinalIngest", dependencies: ["CardinalCore", "CardinalLifecycle", "CardinalLogging", "CardinalStore", "PostgresClient",
+                                                 "MicroHTTP", "Gzip"],
                 swiftSettings: strictSettings),
         .target(name: "ArgumentKit", swiftSettings: strictSettings),
-        .executableTarget(name: "cardinald", dependencies: ["CardinalIngest", "CardinalCore", "ArgumentKit", "CMalloc"],
+        .executableTarget(name: "cardinald", dependencies: ["CardinalIngest", "CardinalCore", "CardinalLifecycle", "CardinalLogging",
+                                                           "ArgumentKit", "CMalloc"],
                           swiftSettings: strictSettings),
-        .executableTarget(name: "cardinal", dependencies: ["CardinalReports", "CardinalStore", "CardinalCore", "ArgumentKit"],
+        .executableTarget(name: "cardinal", dependencies: ["CardinalReports", "CardinalStore", "CardinalCore", "CardinalLogging", "ArgumentKit"],
                           swiftSettings: strictSettings),
 
         // Unit tests: pure logic, no database, no network beyond loopback.
         .testTarget(name: "CardinalCoreTests", dependencies: ["CardinalCore"], swiftSettings: strictSettings),
         .testTarget(name: "CardinalReportsTests", dependencies: ["CardinalReports"], exclude: ["Fixtures"],
+                    swiftSettings: strictSettings),
+        .testTarget(name: "CardinalLoggingTests", dependencies: ["CardinalLogging"], swiftSettings: strictSettings),
+        .testTarget(name: "CardinalLifecycleTests", dependencies: ["CardinalLifecycle", "CardinalLogging"],
                     swiftSettings: strictSettings),
         .testTarget(name: "CardinalIngestTests", dependencies: ["CardinalIngest", "CardinalCore", "CardinalStore"],
                     swiftSettings: strictSettings),
@@ -68,6 +77,7 @@ let package = Package(
                     swiftSettings: strictSettings),
 
         // End-to-end tests: the built `cardinald` and `cardinal` binaries against the private PostgreSQL.
-        .testTarget(name: "EndToEndTests", dependencies: ["CardinalCore", "PostgresClient", "TestSupport", "Gzip"], swiftSettings: strictSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["CardinalCore", "PostgresClient", "TestSupport", "Gzip"],
+                    exclude: ["Snapshots"], swiftSettings: strictSettings),
     ]
 )

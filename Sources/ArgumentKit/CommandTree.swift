@@ -47,6 +47,19 @@ public struct CommandTree: Sendable {
         })
     }
 
+    /// An executable that is a single command with no subcommands, such as a daemon: its options are the
+    /// executable's, and `--version` prints `<name> <version>`.
+    ///
+    /// - Parameters:
+    ///   - command: The command's type; its name is the executable's.
+    ///   - version: The executable's version.
+    public static func root<Command: ParsableCommand>(_ command: Command.Type, version: String) -> CommandTree {
+        let leaf = CommandTree.command(command)
+        var spec = leaf.spec
+        spec.version = version
+        return CommandTree(spec: spec, children: [], bind: leaf.bind)
+    }
+
     /// Decides what to do with a command line, as ``CommandLineParser/parse(_:root:environment:)`` does,
     /// and converts the values of the command reached to their declared types.
     ///

@@ -54,7 +54,24 @@ extension ValueParser where Value == Int {
 extension ValueParser where Value == Duration {
     /// A whole number followed by `ms`, `s`, `m` or `h`, such as `250ms`, `30s`, `5m` or `1h`.
     public static var duration: Self {
-        Self(expectation: "expected a duration such as 250ms, 30s, 5m or 1h") { ParsedArguments.parseDuration($0) }
+        Self(expectation: "expected a duration such as 250ms, 30s, 5m or 1h") { parseDuration($0) }
+    }
+
+    /// Parses `250ms`, `30s`, `5m` or `1h`; anything else, including a bare number, is `nil`, because
+    /// a unit left out is as likely to mean milliseconds as seconds.
+    static func parseDuration(_ text: String) -> Duration? {
+        let digits = text.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, let count = Int(digits) else { return nil }
+        let secondsPerUnit: Int
+        switch text.dropFirst(digits.count) {
+        case "ms": return .milliseconds(count)
+        case "s": secondsPerUnit = 1
+        case "m": secondsPerUnit = 60
+        case "h": secondsPerUnit = 3600
+        default: return nil
+        }
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: secondsPerUnit)
+        return overflow ? nil : .seconds(seconds)
     }
 }
 
@@ -81,5 +98,31 @@ public struct InvalidArgumentValue: Error, Sendable, Equatable {
     /// - Parameter reason: What is wrong or what is expected, without the value or the option's name.
     public init(_ reason: String) {
         self.reason = reason
+    }
+}
+
+extension ValueParser where Value == Int {
+    /// A whole number in `range`, such as a thread count from 0 to 1024.
+    ///
+    /// - Parameter range: The numbers accepted; the error names its bounds.
+    public static func integer(in range: ClosedRange<Int>) -> Self {
+        Self { text throws(InvalidArgumentValue) in
+            guard let value = Int(text), range.contains(value) else {
+                throw InvalidArgumentValue("expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+    }
+
+    /// A whole number of at least `minimum`, such as a count that must be positive.
+    ///
+    /// - Parameter minimum: The least number accepted.
+    public static func integer(atLeast minimum: Int) -> Self {
+        Self { text throws(InvalidArgumentValue) in
+            guard let value = Int(text), value >= minimum else {
+                throw InvalidArgumentValue("expected a whole number of \(minimum) or more")
+            }
+            return value
+        }
     }
 }

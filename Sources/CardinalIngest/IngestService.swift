@@ -1,24 +1,28 @@
 import CardinalCore
+public import CardinalLifecycle
+public import CardinalLogging
 import CardinalStore
 import MicroHTTP
 import PostgresClient
 
-/// The running ingest daemon: the HTTP server, the batcher with its writer threads, and the key cache.
+/// The ingest daemon wired together: the HTTP server and its router, the batch writers, the spool and its
+/// replayer, the fold loop and the retention refresher. Its ``services`` run it; a ``ServiceGroup`` starts them
+/// in order and stops them in reverse, so that each can rely on those before it until it has stopped.
 public final class IngestService: Sendable {
-    private let server: HTTPServer
-    private let batcher: Batcher
-    private let router: IngestRouter
+    /// The services in the order they start: what validates and writes first, the HTTP server last, so that on
+    /// shutdown the server drains its requests while the writers still write their batches.
+    public let services: [any Service]
     private let pool: PostgresPool
     private let keyPool: PostgresPool
-    private let folder: ReportStateFolder?
-    private let retention: RetentionSetting
-    private let replayer: SpoolReplayer?
     private let logger: Logger
 
     /// How often the retention of `cardinal.settings` is re-read (unless fixed by `--retention-days`).
     static let settingsRefreshInterval: Duration = .seconds(60)
 
-    /// Starts listening and writing.
+    /// How long the HTTP server waits for the requests in flight to be answered once it stops listening.
+    static let drainTimeout: Duration = .seconds(30)
+
+    /// Wires the daemon and binds its address; nothing is written until ``services`` run.
     /// - Throws: when the address cannot be bound, or the spool directory cannot be created or is locked.
     public init(configuration: IngestConfiguration, logger: Logger) throws {
         let metrics = IngestMetrics()
@@ -75,33 +79,54 @@ public final class IngestService: Sendable {
             headCheck: RequestHeadCheck(maxBodyBytes: configuration.maxBodyBytes),
             keys: keys, rateLimiter: rateLimiter, memory: memory, readinessPool: pool, spool: spool, metrics: metrics, logger: logger
         )
+        // Bound here, not in its service, so that an address in use fails the start before anything runs.
+        let server: HTTPServer
         do {
-            self.server = try HTTPServer(
+            server = try HTTPServer(
                 configuration: Self.serverConfiguration(configuration, logger: logger),
                 headHandler: router.checkHead,
                 admissionHandler: router.admit,
                 handler: router.handle
             )
         } catch {
-            retention.stopRefreshing()
-            batcher.shutDown()
             router.stop()
             throw error
         }
-        self.batcher = batcher
-        self.retention = retention
-        self.router = router
-        self.pool = pool
-        self.keyPool = keyPool
-        self.folder = configuration.foldInterval.map { interval in
+        let folder = configuration.foldInterval.map { interval in
             ReportStateFolder(connectionString: configuration.connectionString(for: .reportStateFold),
                               interval: interval, metrics: metrics, logger: logger)
         }
-        self.replayer = replayer
+        var services: [any Service] = []
+        if retention.isRefreshed {
+            services.append(ThreadedService(name: "retention-refresher",
+                                            start: { retention.startRefreshing(every: Self.settingsRefreshInterval) },
+                                            stop: retention.stopRefreshing))
+        }
+        services.append(ThreadedService(name: "batch-writers", start: batcher.start, stop: batcher.shutDown))
+        if let replayer {
+            services.append(ThreadedService(name: "spool-replayer", start: replayer.start, stop: replayer.stop))
+        }
+        if let folder {
+            services.append(ThreadedService(name: "report-state-fold", start: folder.start, stop: folder.stop))
+        }
+        services.append(ThreadedService(name: "http-server", stop: {
+            logger.log(.info, "shutting down: no new connections, finishing in-flight batches")
+            // Draining starts before the listening socket closes: a client that finds it closed knows that its
+            // kept-alive connections get 503 from now on.
+            router.beginDraining()
+            server.quiesce()
+            router.waitUntilIdle(timeout: Self.drainTimeout)
+            // Answers handed to the server are still being written; stopping now would cut them off.
+            server.waitForOpenRequests(timeout: .seconds(5))
+            server.stop()
+            router.stop()
+        }))
+        self.services = services
+        self.pool = pool
+        self.keyPool = keyPool
         self.logger = logger
-        replayer?.start()
         logger.log(.info, "cardinald listening", [
-            "http.address": "\(configuration.host):\(server.port)", "ingest.writers": String(sinks.count),
+            "http.address": "\(configuration.host):\(server.port)", "ingest.writers": String(batcher.writerCount),
         ])
     }
 
@@ -153,33 +178,17 @@ public final class IngestService: Sendable {
         let setting = RetentionSetting(initial: ValidationPolicy(), logger: logger) {
             try pool.withConnection { try InstallationSettings.load(from: $0).retentionDays }
         }
+        // Read once before the first request is validated; the retention-refresher service re-reads it.
         setting.refresh()
-        setting.startRefreshing(every: settingsRefreshInterval)
         return setting
     }
 
-    /// The port the daemon listens on.
-    public var port: UInt16 { server.port }
-
-    /// Stops accepting connections and new batches (503 on kept-alive connections), answers the requests in
-    /// flight once their batches commit, then stops.
-    public func shutDown() {
-        logger.log(.info, "shutting down: no new connections, finishing in-flight batches")
-        // Draining starts before the listening socket closes: a client that finds it closed knows that its
-        // kept-alive connections get 503 from now on.
-        router.beginDraining()
-        server.quiesce()
-        router.waitUntilIdle(timeout: .seconds(30))
-        batcher.shutDown()
-        retention.stopRefreshing()
-        replayer?.stop()
-        // Answers handed to the server are still being written; stopping now would cut them off.
-        server.waitForOpenRequests(timeout: .seconds(5))
-        server.stop()
-        folder?.stop()
-        router.stop()
+    /// Closes the database pools once the services have stopped, and writes the last summaries of repeated
+    /// log lines.
+    public func close() {
         pool.shutdown()
         keyPool.shutdown()
+        logger.writePendingSummaries()
         logger.log(.info, "stopped")
     }
 }

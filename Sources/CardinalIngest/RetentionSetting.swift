@@ -1,4 +1,5 @@
 import CardinalCore
+import CardinalLogging
 import Foundation
 import Synchronization
 
@@ -29,6 +30,9 @@ final class RetentionSetting: Sendable {
         self.load = load
         self.logger = logger
     }
+
+    /// Whether the retention is read from the database, so that it is worth refreshing.
+    var isRefreshed: Bool { load != nil }
 
     /// The policy to validate a request with now.
     var policy: ValidationPolicy { policyState.withLock { $0 } }

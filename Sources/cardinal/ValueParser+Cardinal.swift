@@ -54,3 +54,13 @@ extension ValueParser {
         }
     }
 }
+
+extension ValueParser where Value == [String] {
+    /// A comma-separated list such as `campaign_id,clicks`, spaces around the names ignored.
+    static var commaSeparated: Self {
+        Self(expectation: "expected names separated by commas, such as campaign_id,clicks") { text in
+            let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return names.isEmpty || names.contains("") ? nil : names
+        }
+    }
+}

@@ -1,7 +1,7 @@
-import CardinalIngest
+import CardinalLogging
 import Foundation
 
-/// SIGTERM and SIGINT, the signals that stop the daemon cleanly, taken with `sigwait` on the main thread.
+/// SIGTERM and SIGINT, the signals that stop the daemon cleanly, taken with `sigwait` on a thread of their own.
 ///
 /// Both are blocked before any other thread exists, so from the first line of `main` they stay pending until
 /// ``wait(logger:)`` takes them: a signal sent as soon as the daemon reports that it listens can neither kill

@@ -1,19 +1,10 @@
 import ArgumentKit
-import CardinalIngest
-import Foundation
 import CMalloc
+import Foundation
 
 TerminationSignal.block()
 
-let arguments = CommandLineParser.parseProcessArgumentsOrExit(root: DaemonCommand.spec)
-
-let (configuration, level): (IngestConfiguration, Logger.Level)
-do {
-    (configuration, level) = try DaemonCommand.configuration(from: arguments)
-} catch {
-    FileHandle.standardError.write(Data(error.description.utf8))
-    exit(ExitCode.usage)
-}
+let invocation = DaemonCommand.tree.parseProcessArgumentsOrExit()
 
 // Without a connect timeout libpq waits for the operating system's TCP timeout (minutes) when the database host
 // is unreachable; with it, readiness checks and reconnects fail fast. A value the operator set wins.
@@ -25,15 +16,13 @@ setenv("PGCONNECT_TIMEOUT", "5", 0)
 // memory resident when it is freed. A fixed threshold turns that adjustment off (mallopt(3)).
 _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
 
-let logger = Logger(minimumLevel: level)
-let service: IngestService
+// Usage errors as `cardinal` reports them (exit 64); a failure to start or of a service is already logged (exit 1).
 do {
-    service = try IngestService(configuration: configuration, logger: logger)
+    try invocation.run()
+    exit(ExitCode.success)
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data(error.description.utf8))
+    exit(ExitCode.usage)
 } catch {
-    logger.log(.error, "cannot start", ["error": String(describing: error)])
     exit(ExitCode.failure)
 }
-
-TerminationSignal.wait(logger: logger)
-service.shutDown()
-exit(ExitCode.success)

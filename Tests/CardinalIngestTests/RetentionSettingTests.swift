@@ -1,4 +1,5 @@
 import CardinalCore
+import CardinalLogging
 import Synchronization
 import Testing
 

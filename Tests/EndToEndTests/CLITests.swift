@@ -180,6 +180,18 @@ import TestSupport
         }
     }
 
+    @Test("report unique-impressions refuses an unknown --columns name, and --wide with a format other than table")
+    func uniqueImpressionsColumnErrors() throws {
+        let unknown = try CardinalCLI.run(["report", "unique-impressions", "--columns", "campaign_id,clickz"])
+        let wideJSON = try CardinalCLI.run(["report", "unique-impressions", "--wide", "--format", "json"])
+
+        #expect(unknown.exitStatus == 64)
+        #expect(unknown.standardError.hasPrefix("Error: no column 'clickz' in this report; its columns are app, "),
+                "\(unknown.standardError)")
+        #expect(wideJSON.exitStatus == 64)
+        #expect(wideJSON.standardError.hasPrefix("Error: --columns and --wide choose the table's columns; json always"))
+    }
+
     @Test("A database error exits 1 with one line on standard error")
     func databaseErrorExits1() throws {
         let unreachable = "postgresql://postgres@127.0.0.1:1/cardinal"

@@ -124,7 +124,8 @@ import TestSupport
         #expect(noID.exitStatus == 64)
         #expect(noID.standardError.hasPrefix("Error: nothing to erase"))
         #expect(unknownApp.exitStatus == 1)
-        #expect(unknownApp.standardError.contains("no app named \"nope\""))
+        #expect(unknownApp.standardError.contains(#"level=error msg="users erase failed" cli.command="users erase" error="no app named \"nope\";"#),
+                "\(unknownApp.standardError)")
         #expect(try count("select count(*) from cardinal.erasures", in: fixture) == 0)
     }
 

@@ -83,6 +83,35 @@ import TestSupport
         #expect(try fixture.tables().eventCount() == statuses.filter { $0 == 200 }.count + 6)
     }
 
+    @Test("An app refused 30 times logs one 'request refused' line in full and the rest as counts; /metrics counts each")
+    func repeatedRefusalsAreSummarised() throws {
+        let fixture = try IngestFixture()
+        try CardinalCLI.succeed(["apps", "limits", IngestFixture.appName, "--requests-per-second", "1",
+                                 "--database-url", fixture.database.url])
+        let daemon = try fixture.startDaemon()
+        defer { daemon.stop() }
+        let client = fixture.client(of: daemon)
+
+        let statuses = try (0..<31).map { _ in try client.send(TestEvent.impressions(1)).status }
+        let metrics = MetricsText(try client.get("/metrics").text)
+        daemon.terminate()
+        #expect(try daemon.waitForExit() == .exited(0))
+
+        let refusals = statuses.filter { $0 == 429 }.count
+        #expect(refusals >= 20)
+        #expect(metrics[#"cardinal_ingest_rate_limited_total{bucket="requests"}"#] == Double(refusals))
+        let logged = daemon.standardError.split(separator: "\n").filter {
+            $0.contains(#"msg="request refused""#) && $0.contains("http.status=429")
+        }
+        // One summary at shutdown, or more when the load slowed the test past the one-minute interval.
+        let summaries = logged.filter { $0.contains("log.repeated=") }
+        let counted = summaries.compactMap { $0.firstMatch(of: /log\.repeated=(\d+)/).flatMap { Int($0.output.1) } }
+        #expect(logged.count - summaries.count == 1, "one refusal in full: \(logged)")
+        #expect(logged.first?.contains("ingest.request_id=") == true)
+        #expect(!summaries.isEmpty && summaries.allSatisfy { $0.contains("log.interval=60s") }, "\(logged)")
+        #expect(counted.reduce(0, +) == refusals - 1, "every other refusal is counted once: \(logged)")
+    }
+
     @Test("Rejections past the per-request cap and the app's hourly quota are answered but not stored, and counted")
     func rejectionsNotStored() throws {
         let fixture = try IngestFixture()

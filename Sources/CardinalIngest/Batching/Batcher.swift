@@ -7,14 +7,22 @@ import Foundation
 /// cooperative pool.
 final class Batcher: Sendable {
     private let state: ConditionProtected<BatchingStateMachine<Submission>>
+    private let sinks: [any BatchSink & Sendable]
     private let metrics: IngestMetrics
-    private let finished: DispatchGroup
+    private let finished = DispatchGroup()
 
-    /// Starts one thread per sink.
+    /// A batcher that queues submissions at once and writes them once ``start()`` has started the writers.
     init(limits: BatchingStateMachine<Submission>.Limits, sinks: [any BatchSink & Sendable], metrics: IngestMetrics) {
         self.state = ConditionProtected(BatchingStateMachine(limits: limits))
+        self.sinks = sinks
         self.metrics = metrics
-        self.finished = DispatchGroup()
+    }
+
+    /// The number of writer threads ``start()`` starts.
+    var writerCount: Int { sinks.count }
+
+    /// Starts one writer thread per sink.
+    func start() {
         for (index, sink) in sinks.enumerated() {
             finished.enter()
             let thread = Thread { [self] in

@@ -1,3 +1,4 @@
+import CardinalLogging
 import CardinalStore
 import PostgresClient
 
@@ -39,7 +40,7 @@ final class DatabaseBatchSink: BatchSink {
             if error.isTransient {
                 logger.log(.warning, "batch not written; the client will retry", [
                     "db.sqlstate": error.sqlState?.rawValue ?? "-", "db.error": error.message,
-                ])
+                ], summarizedBy: ["db.sqlstate", "db.error"])
                 throw .databaseUnavailable
             }
             if error.isDataError {

@@ -1,3 +1,4 @@
+import CardinalLogging
 import Synchronization
 
 /// Whether the writers can reach the database, as they last found out. Transitions are logged once, not on

@@ -1,4 +1,5 @@
 import CardinalCore
+import CardinalLogging
 import CardinalStore
 import Foundation
 import Gzip
@@ -55,16 +56,17 @@ struct EventsEndpoint: Sendable {
             requestID: requestID,
             eventIndices: decoded.events.map(\.index),
             deadline: .now + requestTimeout
-        ) { [metrics, logger] outcome in
+        ) { [metrics, logger = logger.with(["ingest.request_id": requestID, "ingest.app": String(appID)])] outcome in
             switch outcome {
             case let .written(inserted, refused):
                 let accepted = inserted.lazy.filter { $0 }.count
                 for rejection in refused {
-                    // The message names the SQLSTATE and constraint only, never the row.
+                    // The message names the SQLSTATE and constraint only, never the row. A client resending
+                    // the same bad events would repeat it for every event: summarised per app and reason.
                     logger.log(.warning, "database refused an event; stored as a rejection", [
-                        "ingest.request_id": requestID, "ingest.event_index": String(rejection.index),
-                        "ingest.code": rejection.code.rawValue, "db.error": rejection.message,
-                    ])
+                        "ingest.event_index": String(rejection.index), "ingest.code": rejection.code.rawValue,
+                        "db.error": rejection.message,
+                    ], summarizedBy: ["ingest.app", "ingest.code", "db.error"])
                 }
                 let all = refused.isEmpty ? rejections : (rejections + refused).sorted { $0.index < $1.index }
                 metrics.recordEvents(
@@ -77,9 +79,9 @@ struct EventsEndpoint: Sendable {
             case let .notWritten(failure):
                 switch failure {
                 case let .refusedByDatabase(refusal):
-                    logger.log(.error, "database refused a batch", ["ingest.request_id": requestID, "db.error": refusal.message])
+                    logger.log(.error, "database refused a batch", ["db.error": refusal.message])
                 case let .databaseFailed(reason):
-                    logger.log(.error, "database failed a batch", ["ingest.request_id": requestID, "db.error": reason])
+                    logger.log(.error, "database failed a batch", ["db.error": reason])
                 default:
                     break
                 }

@@ -1,4 +1,5 @@
 import CardinalCore
+import CardinalLogging
 import CardinalStore
 import Dispatch
 import Foundation
@@ -29,7 +30,8 @@ final class IngestRouter: Sendable {
     /// Decoding and validation are CPU work: they run here, so the HTTP thread only moves bytes. Nothing that
     /// blocks runs here.
     private let processing = DispatchQueue(label: "cardinal.ingest.processing", attributes: .concurrent)
-    private let inFlight = Mutex(0)
+    /// Requests taken and not yet answered; shutdown waits on its condition until it is 0.
+    private let inFlight = ConditionProtected(0)
     private let requestCounter = Atomic<UInt64>(0)
     private let draining = Atomic(false)
     private let requestIDPrefix = String(UInt32.random(in: .min ... .max), radix: 36)
@@ -56,7 +58,7 @@ final class IngestRouter: Sendable {
         guard let response = headCheck.response(method: method, path: path, headers: headers) else {
             return nil
         }
-        return finished(response, requestID: nextRequestID(), path: path, remoteAddress: nil)
+        return finished(response, requestID: nextRequestID(), path: path, remoteAddress: nil, appID: nil)
     }
 
     /// The `HTTPAdmissionHandler` of the server: resolves the key of a `POST /v1/events` (from the cache, else on
@@ -67,8 +69,9 @@ final class IngestRouter: Sendable {
         guard Route(path: path) == .events, let token = BearerToken(authorization: headers["Authorization"]) else {
             return admission.admit()
         }
-        let refuse: @Sendable (HTTPResponse) -> Void = { [self] response in
-            admission.refuse(finished(response, requestID: nextRequestID(), path: path, remoteAddress: nil))
+        let refuse: @Sendable (HTTPResponse, IngestKeyLookup?) -> Void = { [self] response, app in
+            admission.refuse(finished(response, requestID: nextRequestID(), path: path, remoteAddress: nil,
+                                      appID: app?.appID))
         }
         keys.resolve(token.value, timeout: Self.keyLookupTimeout) { [self] result in
             let app: IngestKeyLookup
@@ -76,22 +79,23 @@ final class IngestRouter: Sendable {
             case .success(.app(let found)):
                 app = found
             case .success(.unknown):
-                return refuse(Self.unknownKey)
+                return refuse(Self.unknownKey, nil)
             case .failure(let error):
-                logger.log(.warning, "cannot look up an ingest key", ["db.error": String(describing: error)])
+                logger.log(.warning, "cannot look up an ingest key", ["db.error": String(describing: error)],
+                           summarizedBy: ["db.error"])
                 // With a spool, an outage must not lock out the apps the daemon already knows.
                 guard spoolEnabled, let known = keys.lastKnown(token.value) else {
-                    return refuse(IngestResponse.failure(.databaseUnavailable))
+                    return refuse(IngestResponse.failure(.databaseUnavailable), nil)
                 }
                 app = known
             }
             if let refusal = rateLimiter.admitRequest(of: app) {
                 metrics.recordRateLimited(bucket: refusal.bucket.rawValue)
-                return refuse(IngestResponse.rateLimited(refusal))
+                return refuse(IngestResponse.rateLimited(refusal), app)
             }
             let declared = headers["Content-Length"].flatMap { Int($0) } ?? maxBodyBytes
             guard let reservation = memory.reserve(declared, for: app.appID) else {
-                return refuse(IngestResponse.failure(.outOfMemoryBudget))
+                return refuse(IngestResponse.failure(.outOfMemoryBudget), app)
             }
             admission.admit(note: AdmittedRequest(app: app, bodyReservation: reservation))
         }
@@ -112,8 +116,15 @@ final class IngestRouter: Sendable {
         let requestID = nextRequestID()
         let respond: @Sendable (HTTPResponse) -> Void = { [self] response in
             responder.respond(finished(response, requestID: requestID, path: request.path,
-                                       remoteAddress: request.remoteAddress))
-            inFlight.withLock { $0 -= 1 }
+                                       remoteAddress: request.remoteAddress,
+                                       appID: (request.admissionNote as? AdmittedRequest)?.app.appID))
+            let idle = inFlight.withLock { count in
+                count -= 1
+                return count == 0
+            }
+            if idle {
+                inFlight.signalAll()
+            }
         }
         switch Route(path: request.path) {
         case .events where draining.load(ordering: .acquiring):
@@ -136,8 +147,12 @@ final class IngestRouter: Sendable {
     }
 
     /// The response as sent: with its request id, `Connection: close` while draining, counted and, when it
-    /// refuses the request, logged.
-    private func finished(_ response: HTTPResponse, requestID: String, path: String, remoteAddress: String?) -> HTTPResponse {
+    /// refuses the request, logged: the first refusal of an app (or, before the app is known, of a remote
+    /// address) for a status in full, the rest as one count a minute, because a client over its rate limit can
+    /// be refused thousands of times a second. The counters in `/metrics` stay exact.
+    private func finished(
+        _ response: HTTPResponse, requestID: String, path: String, remoteAddress: String?, appID: Int64?
+    ) -> HTTPResponse {
         var response = response
         response.headers.add(name: "X-Request-Id", value: requestID)
         if draining.load(ordering: .acquiring) {
@@ -152,8 +167,8 @@ final class IngestRouter: Sendable {
         if response.status >= 400, path != "/readyz" {
             logger.log(response.status >= 500 ? .warning : .info, "request refused", [
                 "ingest.request_id": requestID, "http.status": String(response.status), "http.path": path,
-                "http.remote": remoteAddress ?? "-",
-            ])
+                "ingest.app": appID.map(String.init) ?? "-", "http.remote": remoteAddress ?? "-",
+            ], summarizedBy: ["http.status", "http.path", "ingest.app", "http.remote"])
         }
         return response
     }
@@ -170,11 +185,17 @@ final class IngestRouter: Sendable {
         keys.stop()
     }
 
-    /// Waits until every request in flight has been answered, or `timeout` passes.
+    /// Waits until every request in flight has been answered, or `timeout` passes: woken by the last answer,
+    /// not by polling.
     func waitUntilIdle(timeout: Duration) {
-        let giveUp = ContinuousClock.now + timeout
-        while inFlight.withLock({ $0 }) > 0, ContinuousClock.now < giveUp {
-            Thread.sleep(forTimeInterval: 0.01)
+        let giveUp = Date.now.addingTimeInterval(Double(timeout.components.seconds)
+                                                 + Double(timeout.components.attoseconds) / 1e18)
+        var idle = false
+        while !idle, Date.now < giveUp {
+            inFlight.withLockThenWait { count in
+                idle = count == 0
+                return idle ? .proceed : .until(giveUp)
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import CardinalLogging
 import CardinalStore
 import Foundation
 import PostgresClient
@@ -13,15 +14,25 @@ final class ReportStateFolder: Sendable {
         var canceller: PostgresCanceller?
     }
 
-    private let state: ConditionProtected<State>
+    private let state = ConditionProtected(State())
     private let finished = DispatchGroup()
+    private let connectionString: String
+    private let interval: Duration
+    private let metrics: IngestMetrics
+    private let logger: Logger
+
+    /// A folder that folds once ``start()`` has started its thread.
+    init(connectionString: String, interval: Duration, metrics: IngestMetrics, logger: Logger) {
+        self.connectionString = connectionString
+        self.interval = interval
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     /// Starts the folding thread.
-    init(connectionString: String, interval: Duration, metrics: IngestMetrics, logger: Logger) {
-        let state = ConditionProtected(State())
-        self.state = state
+    func start() {
         finished.enter()
-        let thread = Thread { [finished] in
+        let thread = Thread { [self] in
             Self.run(connectionString: connectionString, interval: interval, state: state, metrics: metrics,
                      logger: logger)
             finished.leave()

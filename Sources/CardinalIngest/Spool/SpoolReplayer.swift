@@ -1,4 +1,5 @@
 import CardinalCore
+import CardinalLogging
 import CardinalStore
 import Foundation
 import Synchronization
@@ -22,6 +23,8 @@ final class SpoolReplayer: Sendable {
     private let metrics: IngestMetrics
     private let logger: Logger
     private let stopping = Atomic(false)
+    /// Signalled by ``stop()``, so that a pause between retries ends at once instead of at its next poll.
+    private let stopSignal = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// Records of the oldest segment already committed by this process: a failure part-way resumes after them.
     private let progress = Mutex<(sequence: UInt64, records: Int)?>(nil)
@@ -67,14 +70,16 @@ final class SpoolReplayer: Sendable {
     /// start.
     func stop() {
         stopping.store(true, ordering: .releasing)
+        stopSignal.signal()
         finished.wait()
     }
 
-    /// Sleeps in short steps, so that `stop()` is not kept waiting.
+    /// Waits `duration`, or until ``stop()``.
     private func pause(_ duration: Duration) {
-        let until = ContinuousClock.now + duration
-        while !stopping.load(ordering: .acquiring), ContinuousClock.now < until {
-            Thread.sleep(forTimeInterval: 0.02)
+        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        if stopSignal.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success {
+            // Left signalled for the loop's check and any later pause: the replayer is stopping for good.
+            stopSignal.signal()
         }
     }
 

@@ -1,3 +1,4 @@
+import CardinalLogging
 import Foundation
 import Synchronization
 

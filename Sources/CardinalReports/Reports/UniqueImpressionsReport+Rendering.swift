@@ -7,18 +7,25 @@ extension UniqueImpressionsReport {
     /// extra member of each row named after it (`"day"`, `"platform"`, …). The table and the page add a
     /// conversions table when a campaign has conversion events; CSV holds the rows only. Without rows the table
     /// and the page say so, naming the scope; CSV keeps its header and JSON its empty `rows`.
-    public func render(_ format: OutputFormat) -> String {
+    ///
+    /// - Parameters:
+    ///   - format: The output format.
+    ///   - columns: The terminal table's columns; CSV, JSON and HTML keep every column.
+    public func render(_ format: OutputFormat, columns: TableColumns = .standard) -> String {
         switch format {
         case .table where rows.isEmpty: emptyLine + "\n"
-        case .table where conversions.isEmpty: table(exact: false).renderAligned()
-        case .table: table(exact: false).renderAligned() + "\nConversions\n" + conversionsTable().renderAligned()
-        case .csv: table(exact: true).renderCSV()
+        case .table where conversions.isEmpty: table(exact: false, columns: columns).renderAligned()
+        case .table:
+            table(exact: false, columns: columns).renderAligned() + "\nConversions\n" + conversionsTable().renderAligned()
+        case .csv: table(exact: true, columns: .all).renderCSV()
         case .json: json.compactText + "\n"
         case .html:
             HTMLPage(
                 title: "Unique impressions",
                 notes: [ReportText.scopeLine(scope)] + (rows.isEmpty ? [emptyLine] : []),
-                sections: rows.isEmpty ? [] : [HTMLPage.Section(heading: nil, body: table(exact: false).renderHTMLTable())]
+                sections: rows.isEmpty ? [] : [
+                    HTMLPage.Section(heading: nil, body: table(exact: false, columns: .all).renderHTMLTable()),
+                ]
                     + (conversions.isEmpty ? [] : [
                         HTMLPage.Section(heading: "Conversions", body: conversionsTable().renderHTMLTable()),
                     ])
@@ -46,13 +53,10 @@ extension UniqueImpressionsReport {
         ReportJSON.object(UniqueImpressionsRow.columns.jsonMembers(of: row, breakdown: breakdown))
     }
 
-    /// The rows as a table, one column per column of ``UniqueImpressionsRow/columns`` (the breakdown only with
-    /// one); `exact` keeps every digit of the rates (CSV), otherwise 4 decimals.
-    func table(exact: Bool) -> TextTable {
-        let columns = UniqueImpressionsRow.columns
-        let shown = columns.all.compactMap { column in
-            columns.shownName(of: column, breakdown: breakdown).map { (name: $0, column: column) }
-        }
+    /// The rows as a table of the columns `columns` selects (the breakdown only with one); `exact` keeps every
+    /// digit of the rates (CSV), otherwise 4 decimals.
+    func table(exact: Bool, columns: TableColumns) -> TextTable {
+        let shown = shownColumns(columns)
         return TextTable(
             header: shown.map(\.name),
             rows: rows.map { row in shown.map { CellFormat.cell($0.column, of: row, exact: exact) } }

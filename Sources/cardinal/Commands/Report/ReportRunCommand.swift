@@ -5,14 +5,15 @@ import Foundation
 import PostgresClient
 
 /// `cardinal report run`: the scheduled job.
-struct ReportRunCommand: DatabaseCommand {
+struct ReportRunCommand: DatabaseCommand, LoggingCommand {
     static let name = "run"
     static let abstract = "The scheduled job: compute every report for the recent days and store it as a new run."
     static let discussion: String? = """
         Results go to cardinal.report_runs and the report tables; read them with the views \
         cardinal.latest_unique_impressions, latest_anomalies and latest_control. Prints the run id. \
         For cron: 15 3 * * * cardinal report run --fail-on critical (exit 3 mails the findings). On a \
-        terminal, standard error shows the step under way.
+        terminal, standard error shows the step under way; otherwise it gets log lines of the start, \
+        each step and the outcome, in cardinald's format.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -26,34 +27,42 @@ struct ReportRunCommand: DatabaseCommand {
     let includeTest = ReportOptions.includeTest
     let storeURL = Option("store-url", help: "Store the run in this database (the primary) while the reports read "
                               + "--database-url (a hot standby). Default: --database-url.", valueName: "url")
+    let logLevel = CommonOptions.logLevel
+    let logFormat = CommonOptions.logFormat
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
         let scope = try scope(parsed)
-        let session = try parsed.connectForReports()
-        try ReportOptions.checkApp(scope, session)
-        let store = try parsed.storeURL.map { ReportRunStore(connection: try PostgresConnection(connectionString: $0)) }
-        let progress = ProgressLine()
-        defer { progress.clear() }
-        let run = try ScheduledReportRun.perform(
-            session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf), store: store
-        ) {
-            progress.show("report run: \($0), \($0.position)")
+        let log = parsed.commandLog()
+        var tripped = false
+        try log.run {
+            log.started(["report.app": scope.app ?? "*", "report.from": "\(scope.from)", "report.to": "\(scope.to)"])
+            let session = try parsed.connectForReports()
+            try ReportOptions.checkApp(scope, session)
+            let store = try parsed.storeURL.map {
+                ReportRunStore(connection: try PostgresConnection(connectionString: $0))
+            }
+            let run = try ScheduledReportRun.perform(
+                session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf), store: store
+            ) {
+                log.step("report run: \($0), \($0.position)")
+            }
+            let findings = run.anomalies.findings
+            let critical = findings.filter { $0.severity == .critical }.count
+            log.summary("finished", """
+                report run \(run.runID): \(scope.from) to \(scope.to), \(run.uniqueImpressions.rows.count) \
+                unique-impressions rows, \(run.control.campaigns.count) control campaigns, \(findings.count) findings \
+                (\(critical) critical)
+                """, ["report.run_id": String(run.runID), "report.findings": String(findings.count),
+                      "report.critical_findings": String(critical)])
+            if let directory = parsed.html {
+                try writePages(run: run, session: session, to: directory, log: log)
+                log.summary("pages written", "report run \(run.runID): pages written to \(directory)/index.html",
+                            ["report.run_id": String(run.runID)])
+            }
+            Console.print("\(run.runID)\n")
+            tripped = parsed.failOn?.isTripped(by: findings) ?? false
         }
-        progress.clear()
-        let findings = run.anomalies.findings
-        let critical = findings.filter { $0.severity == .critical }.count
-        Console.warn("""
-            report run \(run.runID): \(scope.from) to \(scope.to), \(run.uniqueImpressions.rows.count) \
-            unique-impressions rows, \(run.control.campaigns.count) control campaigns, \(findings.count) findings \
-            (\(critical) critical)
-            """)
-        if let directory = parsed.html {
-            try writePages(run: run, session: session, to: directory, progress: progress)
-            progress.clear()
-            Console.warn("report run \(run.runID): pages written to \(directory)/index.html")
-        }
-        Console.print("\(run.runID)\n")
-        if let threshold = parsed.failOn, threshold.isTripped(by: findings) {
+        if tripped {
             throw CommandExit(code: ExitCode.findings)
         }
     }
@@ -71,16 +80,16 @@ struct ReportRunCommand: DatabaseCommand {
     /// Writes the run's pages into `directory` (created if missing); the daily series come from the
     /// unique-impressions report by day, because the stored run keeps totals only.
     private static func writePages(
-        run: ScheduledReportRun, session: ReportSession, to directory: String, progress: ProgressLine
+        run: ScheduledReportRun, session: ReportSession, to directory: String, log: CommandLog
     ) throws {
-        progress.show("report run \(run.runID): reading the daily series for the pages")
+        log.step("report run \(run.runID): reading the daily series for the pages")
         let daily = try UniqueImpressionsReport.run(session: session, scope: run.uniqueImpressions.scope, by: .day)
-        progress.show("report run \(run.runID): drawing the pages of \(run.control.campaigns.count.formatted()) campaigns")
+        log.step("report run \(run.runID): drawing the pages of \(run.control.campaigns.count.formatted()) campaigns")
         let pages = ReportRunPages(run: run, daily: daily.rows)
         let folder = URL(filePath: directory, directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (index, file) in pages.files.enumerated() {
-            progress.show("report run \(run.runID): writing page \((index + 1).formatted()) of \(pages.files.count.formatted())")
+            log.progress("report run \(run.runID): writing page \((index + 1).formatted()) of \(pages.files.count.formatted())")
             try Data(file.html.utf8).write(to: folder.appending(path: file.name), options: .atomic)
         }
     }

@@ -4,7 +4,7 @@ import CardinalStore
 import Foundation
 
 /// `cardinal retention apply`.
-struct RetentionApplyCommand: DatabaseCommand, ListingCommand {
+struct RetentionApplyCommand: DatabaseCommand, ListingCommand, LoggingCommand {
     static let name = "apply"
     static let abstract = "Drop expired event partitions and delete expired rejected events, or list them."
     static let discussion: String? = """
@@ -20,8 +20,18 @@ struct RetentionApplyCommand: DatabaseCommand, ListingCommand {
     let app = Option("app", help: "Only this app's rejected events (partitions are left alone).")
     let format = CommonOptions.format
     let dryRun = Flag("dry-run", help: "List what would be dropped and deleted, change nothing.")
+    let logLevel = CommonOptions.logLevel
+    let logFormat = CommonOptions.logFormat
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
+        let log = parsed.commandLog()
+        try log.run {
+            log.started(["retention.app": parsed.app ?? "*", "retention.dry_run": String(parsed.dryRun)])
+            try apply(parsed, log: log)
+        }
+    }
+
+    private static func apply(_ parsed: ParsedCommand<Self>, log: CommandLog) throws {
         let dryRun = parsed.dryRun
         let connection = try parsed.connect()
         let apps = try AppStore(connection: connection).list()
@@ -33,6 +43,8 @@ struct RetentionApplyCommand: DatabaseCommand, ListingCommand {
         var dropped = partitions.map(\.relation)
         var deleted = rejections.reduce(0) { $0 + $1.count }
         if !dryRun {
+            log.step("retention: dropping \(partitions.count) expired partitions and deleting \(deleted.formatted()) "
+                     + "expired rejected events")
             dropped = app == nil ? try store.dropExpiredPartitions() : []
             deleted = try store.deleteExpiredRejections(appID: app?.id)
         }
@@ -51,12 +63,13 @@ struct RetentionApplyCommand: DatabaseCommand, ListingCommand {
 
         let verb = dryRun ? "would drop" : "dropped"
         let scope = app.map { "; partitions hold every app's events and are left alone with --app \($0.name)" } ?? ""
-        Console.warn("retention: \(dryRun ? "dry run, nothing changed: " : "")\(verb) \(dropped.count) "
-                     + "\(dropped.count == 1 ? "partition" : "partitions") and \(dryRun ? "would delete" : "deleted") "
-                     + "\(deleted.formatted()) rejected events\(scope)")
+        log.summary("finished", "retention: \(dryRun ? "dry run, nothing changed: " : "")\(verb) \(dropped.count) "
+                    + "\(dropped.count == 1 ? "partition" : "partitions") and \(dryRun ? "would delete" : "deleted") "
+                    + "\(deleted.formatted()) rejected events\(scope)",
+                    ["retention.partitions": String(dropped.count), "retention.rejected_events": String(deleted)])
         if !dryRun && dropped.count < partitions.count {
-            Console.warn("retention: \(partitions.count - dropped.count) expired partitions were busy; "
-                         + "the next run drops them")
+            log.summary("incomplete", "retention: \(partitions.count - dropped.count) expired partitions were busy; "
+                        + "the next run drops them", level: .warning)
             throw CommandExit(code: ExitCode.failure)
         }
     }

@@ -2,7 +2,7 @@ import ArgumentKit
 import CardinalStore
 
 /// `cardinal state rebuild`.
-struct StateRebuildCommand: DatabaseCommand {
+struct StateRebuildCommand: DatabaseCommand, LoggingCommand {
     static let name = "rebuild"
     static let abstract = "Rebuild an app's (or one campaign's) report state from its raw events."
     static let discussion: String? = """
@@ -15,29 +15,32 @@ struct StateRebuildCommand: DatabaseCommand {
     let app = RequiredOption("app", help: "The app to rebuild.")
     let campaign = Option("campaign", help: "Only this campaign (default: every campaign, canvas step and "
                               + "conversion of the app).", valueName: "id")
+    let logLevel = CommonOptions.logLevel
+    let logFormat = CommonOptions.logFormat
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
-        let connection = try parsed.connect()
-        let app = try AppStore(connection: connection).find(name: parsed.app)
-        let campaign = parsed.campaign
-        let store = ReportStateStore(connection: connection)
-        let progress = ProgressLine()
-        defer { progress.clear() }
-        let scope = campaign.map { "campaign \($0) of \(app.name)" } ?? "app \(app.name)"
-        let started = ContinuousClock.now
-        progress.show("state: queueing the events of \(scope)")
-        let queued = try store.requeue(appID: app.id, campaign: campaign)
-        progress.show("state: folding \(queued.formatted()) events of \(scope)")
-        _ = try StateCommand.foldAll(store) { left in
-            let done = max(queued - left, 0)
-            progress.show("state: folding the events of \(scope): \(done.formatted()) of \(queued.formatted()) "
-                          + "(\(StateCommand.seconds(since: started)))")
+        let log = parsed.commandLog()
+        try log.run {
+            log.started(["state.app": parsed.app, "state.campaign": parsed.campaign ?? "*"])
+            let connection = try parsed.connect()
+            let app = try AppStore(connection: connection).find(name: parsed.app)
+            let store = ReportStateStore(connection: connection)
+            let scope = parsed.campaign.map { "campaign \($0) of \(app.name)" } ?? "app \(app.name)"
+            let started = ContinuousClock.now
+            log.step("state: queueing the events of \(scope)")
+            let queued = try store.requeue(appID: app.id, campaign: parsed.campaign)
+            log.step("state: folding \(queued.formatted()) events of \(scope)")
+            _ = try StateCommand.foldAll(store) { left in
+                let done = max(queued - left, 0)
+                log.progress("state: folding the events of \(scope): \(done.formatted()) of \(queued.formatted()) "
+                             + "(\(StateCommand.seconds(since: started)))")
+            }
+            try store.compactQueue()
+            let elapsed = ContinuousClock.now - started
+            let rate = Double(queued) / max(elapsed.seconds, 0.001)
+            log.summary("finished", "state: rebuilt \(scope) from \(queued.formatted()) events in "
+                        + "\(StateCommand.seconds(since: started)) (\(Int(rate).formatted()) events/s)",
+                        ["state.events": String(queued)])
         }
-        try store.compactQueue()
-        progress.clear()
-        let elapsed = ContinuousClock.now - started
-        let rate = Double(queued) / max(elapsed.seconds, 0.001)
-        Console.warn("state: rebuilt \(scope) from \(queued.formatted()) events in \(StateCommand.seconds(since: started)) "
-                     + "(\(Int(rate).formatted()) events/s)")
     }
 }

@@ -4,7 +4,7 @@ import CardinalStore
 import Foundation
 
 /// `cardinal users erase`.
-struct UsersEraseCommand: DatabaseCommand, ListingCommand {
+struct UsersEraseCommand: DatabaseCommand, ListingCommand, LoggingCommand {
     static let name = "erase"
     static let abstract = "Delete the events, rejected events and report state of users or devices of an app."
     static let discussion: String? = """
@@ -28,32 +28,39 @@ struct UsersEraseCommand: DatabaseCommand, ListingCommand {
                                  + "input).", valueName: "path")
     let format = CommonOptions.format
     let dryRun = Flag("dry-run", help: "Count what would be removed, change nothing, write no audit row.")
+    let logLevel = CommonOptions.logLevel
+    let logFormat = CommonOptions.logFormat
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
         let targets = try ErasureTargetList.read(from: parsed)
         let dryRun = parsed.dryRun
-        let connection = try parsed.connect()
-        let app = try AppStore(connection: connection).find(name: parsed.app)
-        let eraser = IdentityEraser(connection: connection)
-        let progress = ProgressLine()
-        let started = ContinuousClock.now
-        var records: [(target: ErasureTarget, record: ErasureRecord)] = []
-        do {
-            for target in targets {
-                progress.show("users erase: \(records.count.formatted()) of \(targets.count.formatted()) identities")
-                records.append((target, try eraser.erase(target, appID: app.id, dryRun: dryRun)))
+        let log = parsed.commandLog()
+        try log.run {
+            // The count only: the ids themselves are what is being erased, and never logged.
+            log.started(["erase.app": parsed.app, "erase.identities": String(targets.count),
+                         "erase.dry_run": String(dryRun)])
+            let connection = try parsed.connect()
+            let app = try AppStore(connection: connection).find(name: parsed.app)
+            let eraser = IdentityEraser(connection: connection)
+            let started = ContinuousClock.now
+            var records: [(target: ErasureTarget, record: ErasureRecord)] = []
+            do {
+                for target in targets {
+                    log.progress("users erase: \(records.count.formatted()) of \(targets.count.formatted()) identities")
+                    records.append((target, try eraser.erase(target, appID: app.id, dryRun: dryRun)))
+                }
+            } catch {
+                if !records.isEmpty && !dryRun {
+                    log.summary("incomplete", "users erase: erased \(records.count) of \(targets.count) identities "
+                                + "before the failure; run again with the rest (erasing one twice finds nothing the "
+                                + "second time)", level: .warning, ["erase.erased": String(records.count)])
+                }
+                throw error
             }
-        } catch {
-            progress.clear()
-            if !records.isEmpty && !dryRun {
-                Console.warn("users erase: erased \(records.count) of \(targets.count) identities before the failure; "
-                             + "run again with the rest (erasing one twice finds nothing the second time)")
-            }
-            throw error
+            parsed.printListing(listing(records))
+            log.summary("finished", summary(records, app: app.name, dryRun: dryRun, started: started),
+                        ["erase.erased": String(records.count)])
         }
-        progress.clear()
-        parsed.printListing(listing(records))
-        Console.warn(summary(records, app: app.name, dryRun: dryRun, started: started))
     }
 
     private static func listing(_ records: [(target: ErasureTarget, record: ErasureRecord)]) -> TextTable {
