@@ -5,9 +5,9 @@
 -- unique_impressions_without_push_opens. That one picks the state that answers fastest: the day pairs
 -- (unique_impressions_from_day_pairs), the per-user state (unique_impressions_from_user_state), or the part
 -- state for the breakdowns by button, placement or message (unique_impressions_by_part, which also serves the
--- raw-event reference). report_breakdown and unique_impressions_open_columns are the breakdown value and the
--- push open columns, shared with the references (SQL/code/130_reference_reports.sql). Definitions:
--- SQL/docs/reports.md.
+-- raw-event reference). report_breakdown, unique_impressions_rates and unique_impressions_open_columns are the
+-- breakdown value, the rates and the push open columns, shared with the references
+-- (SQL/code/130_reference_reports.sql). Definitions: SQL/docs/reports.md.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
