@@ -1,4 +1,13 @@
--- The unique-impressions report and push opens.
+-- The unique-impressions report: impressions, clicks and dismissals with their distinct users and rates per
+-- campaign (or canvas step) × variant × channel, and for push the direct and influenced opens.
+--
+-- Entry point: unique_impressions, which adds the push open columns (push_opens) to the 19 columns of
+-- unique_impressions_without_push_opens. That one picks the state that answers fastest: the day pairs
+-- (unique_impressions_from_day_pairs), the per-user state (unique_impressions_from_user_state), or the part
+-- state for the breakdowns by button, placement or message (unique_impressions_by_part, which also serves the
+-- raw-event reference). report_breakdown, unique_impressions_rates and unique_impressions_open_columns are the
+-- breakdown value, the rates and the push open columns, shared with the references
+-- (SQL/code/130_reference_reports.sql). Definitions: SQL/docs/reports.md.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
@@ -43,16 +52,7 @@ create or replace function cardinal.unique_impressions(
     language sql
     stable
 as $function$
-    select r.*,
-           case when r.channel = 'push' then r.clicks end,
-           case when r.channel = 'push' then r.unique_clicks end,
-           case when r.channel = 'push' then coalesce(p.influenced_opens, 0) end,
-           case when r.channel = 'push' then r.unique_clicks + coalesce(p.influenced_opens, 0) end,
-           case when r.channel = 'push' then r.unique_clicks::double precision / nullif(r.unique_recipients, 0) end,
-           case when r.channel = 'push'
-                then (r.unique_clicks + coalesce(p.influenced_opens, 0))::double precision
-                     / nullif(r.unique_recipients, 0)
-           end
+    select r.*, o.*
     from cardinal.unique_impressions_without_push_opens(app, from_date, to_date, include_test, campaign, by) as r
     -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed.
     left join cardinal.push_opens(app, from_date, to_date, include_test, campaign, by) as p
@@ -63,6 +63,8 @@ as $function$
        and coalesce(p.canvas_step_id, '') = coalesce(r.canvas_step_id, '')
        and coalesce(p.variant_id, '') = coalesce(r.variant_id, '')
        and coalesce(p.breakdown, '') = coalesce(r.breakdown, '')
+    cross join lateral cardinal.unique_impressions_open_columns(r.channel, r.clicks, r.unique_clicks,
+                                                                r.unique_recipients, p.influenced_opens) as o
     order by r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel, r.breakdown;
 $function$;
 alter function cardinal.unique_impressions(text, date, date, boolean, text, text) owner to cardinal_owner;
@@ -74,17 +76,119 @@ comment on function cardinal.unique_impressions(text, date, date, boolean, text,
     'report state. app NULL = every app; campaign NULL = every campaign and canvas step. Users are user_key; '
     'control and (unless include_test) test events are left out. unique_impressions counts a user once in the '
     'range, unique_daily_impressions once per day; rates are NULL when their divisor is 0. The part '
-    'breakdowns (0031) split one channel each: in-app message clicks by button (each row repeating the '
-    'message''s impressions), banners by placement, content cards by card. The last six columns (0029) are '
+    'breakdowns split one channel each: in-app message clicks by button (each row repeating the '
+    'message''s impressions), banners by placement, content cards by card. The last six columns are '
     'for push and NULL on other channels: direct_opens and unique_direct_opens are the clicks, '
     'influenced_opens the users who opened the app within the influenced_open_window after a send without '
     'a direct open (push_opens), total_opens = unique_direct_opens + influenced_opens, and both open rates '
-    'divide by unique_recipients. Definitions in SQL/migrations/0010_unique_impressions.sql, 0029 and 0031; '
-    'unique_impressions_reference computes the same from raw events.';
+    'divide by unique_recipients. Definitions in SQL/docs/reports.md; unique_impressions_reference computes '
+    'the same from raw events.';
 
 
--- 0016's unique_impressions, unchanged but for its name: the breakdowns by platform, SDK and app version, and
--- include_test, read the per-user state (see the design notes).
+-- The value of the report's breakdown column for one row: its day (YYYY-MM-DD), platform, SDK or app version,
+-- by the breakdown asked for (NULL for none, and for the part breakdowns, which unique_impressions_by_part
+-- fills). Language sql, immutable and not strict, so that it is inlined into its callers as the CASE it is.
+create or replace function cardinal.report_breakdown(
+    by          text,
+    day         date,
+    platform    text,
+    sdk_version text,
+    app_version text
+)
+    returns text
+    language sql
+    immutable
+as $function$
+    select case report_breakdown.by
+               when 'day' then to_char(report_breakdown.day, 'YYYY-MM-DD')
+               when 'platform' then report_breakdown.platform
+               when 'sdk_version' then report_breakdown.sdk_version
+               when 'app_version' then report_breakdown.app_version
+           end;
+$function$;
+alter function cardinal.report_breakdown(text, date, text, text, text) owner to cardinal_owner;
+grant execute on function cardinal.report_breakdown(text, date, text, text, text) to cardinal_reader;
+comment on function cardinal.report_breakdown(text, date, text, text, text) is
+    'The breakdown column of unique_impressions and push_opens (and their references) for one row: the day as '
+    'YYYY-MM-DD when by is day, else the platform, sdk_version or app_version the breakdown names; NULL '
+    'without a breakdown and for the part breakdowns. Inlined into its callers.';
+
+
+-- The four rates of unique_impressions from a row's counts, NULL when the divisor is 0. Shared by every body
+-- that counts the report (from the day pairs, the per-user state, the part state and the raw events);
+-- language sql, immutable and without FROM, so that it is inlined into the caller's query.
+create or replace function cardinal.unique_impressions_rates(
+    impressions        bigint,
+    unique_impressions bigint,
+    clicks             bigint,
+    unique_clicks      bigint,
+    dismissals         bigint,
+    unique_dismissals  bigint
+)
+    returns table (
+        click_rate            double precision,
+        unique_click_rate     double precision,
+        dismissal_rate        double precision,
+        unique_dismissal_rate double precision
+    )
+    language sql
+    immutable
+as $function$
+    select clicks::double precision / nullif(impressions, 0),
+           unique_clicks::double precision / nullif(unique_impressions, 0),
+           dismissals::double precision / nullif(impressions, 0),
+           unique_dismissals::double precision / nullif(unique_impressions, 0);
+$function$;
+alter function cardinal.unique_impressions_rates(bigint, bigint, bigint, bigint, bigint, bigint) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_rates(bigint, bigint, bigint, bigint, bigint, bigint) to cardinal_reader;
+comment on function cardinal.unique_impressions_rates(bigint, bigint, bigint, bigint, bigint, bigint) is
+    'The rates of a unique_impressions row: click_rate = clicks / impressions, unique_click_rate = '
+    'unique_clicks / unique_impressions, dismissal_rate = dismissals / impressions, unique_dismissal_rate = '
+    'unique_dismissals / unique_impressions, each NULL when its divisor is 0. Shared by the bodies that count '
+    'the report and by its reference; inlined into them.';
+
+
+-- The six push columns of unique_impressions from a row's counts and influenced opens (push_opens): NULL on
+-- other channels. Shared by unique_impressions and unique_impressions_reference_unsplit; language sql,
+-- immutable and without FROM, so that it is inlined into the caller's join.
+create or replace function cardinal.unique_impressions_open_columns(
+    channel           text,
+    clicks            bigint,
+    unique_clicks     bigint,
+    unique_recipients bigint,
+    opens             bigint
+)
+    returns table (
+        direct_opens        bigint,
+        unique_direct_opens bigint,
+        influenced_opens    bigint,
+        total_opens         bigint,
+        direct_open_rate    double precision,
+        total_open_rate     double precision
+    )
+    language sql
+    immutable
+as $function$
+    select case when channel = 'push' then clicks end,
+           case when channel = 'push' then unique_clicks end,
+           case when channel = 'push' then coalesce(opens, 0) end,
+           case when channel = 'push' then unique_clicks + coalesce(opens, 0) end,
+           case when channel = 'push' then unique_clicks::double precision / nullif(unique_recipients, 0) end,
+           case when channel = 'push'
+                then (unique_clicks + coalesce(opens, 0))::double precision / nullif(unique_recipients, 0)
+           end;
+$function$;
+alter function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint) to cardinal_reader;
+comment on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint) is
+    'The last six columns of unique_impressions for one row, NULL unless channel is push: direct_opens = '
+    'clicks, unique_direct_opens = unique_clicks, influenced_opens = opens (the row''s push_opens, 0 when '
+    'none), total_opens = unique_direct_opens + influenced_opens, and both open rates divided by '
+    'unique_recipients (NULL when 0). Shared by unique_impressions and its reference; inlined into them.';
+
+
+-- The report from the per-user state: the breakdowns by platform, SDK and app version, and include_test, which
+-- the day pairs cannot answer (they are kept per report row, without those columns and without test events).
 create or replace function cardinal.unique_impressions_from_user_state(
     app          text,
     from_date    date,
@@ -122,15 +226,12 @@ as $function$
     -- several state rows in one report row (another platform, SDK or app version, a test event).
     with user_days as (
         select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id, u.channel,
-               case unique_impressions_from_user_state.by
-                   when 'day' then to_char(d.day, 'YYYY-MM-DD')
-                   when 'platform' then u.platform
-                   when 'sdk_version' then u.sdk_version
-                   when 'app_version' then u.app_version
-               end as breakdown,
+               cardinal.report_breakdown(unique_impressions_from_user_state.by, d.day, u.platform, u.sdk_version,
+                                         u.app_version) as breakdown,
                d.kind, u.user_key, d.day
         from cardinal.apps as a
-        join cardinal.report_user_facts_of(unique_impressions_from_user_state.campaign, null) as u on u.app_id = a.app_id
+        join cardinal.report_user_facts_of(unique_impressions_from_user_state.campaign, null) as u
+            on u.app_id = a.app_id
         cross join lateral (
             select 'impression' as kind, day from unnest(u.impression_days) as day
             union all
@@ -140,10 +241,12 @@ as $function$
             union all
             select 'send', day from unnest(u.send_days) as day
         ) as d
-        where cardinal.check_report_range(unique_impressions_from_user_state.from_date, unique_impressions_from_user_state.to_date)
+        where cardinal.check_report_range(unique_impressions_from_user_state.from_date,
+                                          unique_impressions_from_user_state.to_date)
           and cardinal.check_report_dimension(unique_impressions_from_user_state.by)
           and (unique_impressions_from_user_state.app is null or a.name = unique_impressions_from_user_state.app)
-          and (unique_impressions_from_user_state.campaign is null or u.campaign_id = unique_impressions_from_user_state.campaign)
+          and (unique_impressions_from_user_state.campaign is null
+               or u.campaign_id = unique_impressions_from_user_state.campaign)
           and (unique_impressions_from_user_state.include_test or not u.test)
           and d.day between unique_impressions_from_user_state.from_date and unique_impressions_from_user_state.to_date
         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
@@ -170,17 +273,14 @@ as $function$
     -- How many events: the per-day counts of the range.
     totals as (
         select a.name as app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel,
-               case unique_impressions_from_user_state.by
-                   when 'day' then to_char(c.day, 'YYYY-MM-DD')
-                   when 'platform' then c.platform
-                   when 'sdk_version' then c.sdk_version
-                   when 'app_version' then c.app_version
-               end as breakdown,
+               cardinal.report_breakdown(unique_impressions_from_user_state.by, c.day, c.platform, c.sdk_version,
+                                         c.app_version) as breakdown,
                sum(c.impressions) as impressions, sum(c.clicks) as clicks, sum(c.dismissals) as dismissals
         from cardinal.apps as a
         join cardinal.report_daily_count_facts as c on c.app_id = a.app_id
         where (unique_impressions_from_user_state.app is null or a.name = unique_impressions_from_user_state.app)
-          and (unique_impressions_from_user_state.campaign is null or c.campaign_id = unique_impressions_from_user_state.campaign)
+          and (unique_impressions_from_user_state.campaign is null
+               or c.campaign_id = unique_impressions_from_user_state.campaign)
           and (unique_impressions_from_user_state.include_test or not c.test)
           and c.day between unique_impressions_from_user_state.from_date and unique_impressions_from_user_state.to_date
         group by 1, 2, 3, 4, 5, 6, 7
@@ -205,25 +305,22 @@ as $function$
            and t.channel = u.channel
            and coalesce(t.breakdown, '') = coalesce(u.breakdown, '')
     )
-    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
-           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
-           clicks, unique_clicks, dismissals, unique_dismissals,
-           clicks::double precision / nullif(impressions, 0),
-           unique_clicks::double precision / nullif(unique_impressions, 0),
-           dismissals::double precision / nullif(impressions, 0),
-           unique_dismissals::double precision / nullif(unique_impressions, 0)
-    from counted
-    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+    select c.*, r.*
+    from counted as c
+    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
+                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_from_user_state(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.unique_impressions_from_user_state(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.unique_impressions_from_user_state(text, date, date, boolean, text, text) is
-    'unique_impressions computed from the per-user state (report_*_facts, 0015): any breakdown, test events '
+    'unique_impressions computed from the per-user state (report_*_facts): any breakdown, test events '
     'included or not. unique_impressions calls it for the breakdowns by platform, sdk_version and '
     'app_version and for include_test.';
 
 
--- 0025's report with the folded reads by key and the day counts summed per group first.
+-- The report from the day pairs, without test events, whole or by day: the folded reads by key and the day
+-- counts summed per group first.
 create or replace function cardinal.unique_impressions_from_day_pairs(
     app       text,
     from_date date,
@@ -384,15 +481,11 @@ as $function$
            and t.channel = u.channel
            and coalesce(t.breakdown, '') = coalesce(u.breakdown, '')
     )
-    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
-           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
-           clicks, unique_clicks, dismissals, unique_dismissals,
-           clicks::double precision / nullif(impressions, 0),
-           unique_clicks::double precision / nullif(unique_impressions, 0),
-           dismissals::double precision / nullif(impressions, 0),
-           unique_dismissals::double precision / nullif(unique_impressions, 0)
-    from counted
-    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+    select c.*, r.*
+    from counted as c
+    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
+                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_from_day_pairs(text, date, date, text, boolean) owner to cardinal_owner;
 grant execute on function cardinal.unique_impressions_from_day_pairs(text, date, date, text, boolean) to cardinal_reader;
@@ -402,19 +495,18 @@ comment on function cardinal.unique_impressions_from_day_pairs(text, date, date,
     'report row. unique_impressions calls it when it can.';
 
 
--- 0036_push_opens_planner_proof.sql — push_opens (0029) reads the pending session starts once, and its joins
--- are hashed whatever the row estimates.
+-- The influenced opens of unique_impressions' push rows. It reads the pending session starts once, and its
+-- joins are hashed whatever the row estimates.
 --
--- Why: 0029 inlined push_opens into unique_impressions and probed report_conversion_facts once per push send.
--- The pending half of that view calls report_unfolded_events(), which scans every event not yet folded; the
--- planner, estimating one send and one pending conversion, put it on the inner side of a nested loop. On a
--- fresh database of 50,000 unfolded events (2,609 push sends) unique_impressions took 42 s, 41.6 of them in
--- 2,609 scans of the same events. No report's cost may hinge on a row estimate (issue 8): the app opens are
--- now a materialized CTE (read once), and the function turns nested loops off so that sends meet opens, and
+-- Why: inlined into unique_impressions, a body that probed report_conversion_facts once per push send was
+-- planned badly. The pending half of that view calls report_unfolded_events(), which scans every event not
+-- yet folded; the planner, estimating one send and one pending conversion, put it on the inner side of a
+-- nested loop. On a fresh database of 50,000 unfolded events (2,609 push sends) unique_impressions took 42 s,
+-- 41.6 of them in 2,609 scans of the same events. No report's cost may hinge on a row estimate: the app opens
+-- are a materialized CTE (read once), and the function turns nested loops off so that sends meet opens, and
 -- influenced users meet direct openers, through hash joins on (app, user), and JIT off (the disable cost the
 -- remaining lateral loops carry would pass every JIT threshold: 20 s per call on a few thousand events). The
--- SET clauses keep the planner from inlining the function, so the settings apply to this query alone. Rows
--- and arguments are 0029's.
+-- SET clauses keep the planner from inlining the function, so the settings apply to this query alone.
 create or replace function cardinal.push_opens(
     app          text,
     from_date    date,
@@ -442,14 +534,11 @@ create or replace function cardinal.push_opens(
 as $function$
     with sends as materialized (
         select a.name as app_name, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id,
-               case push_opens.by
-                   when 'day' then to_char(local.day, 'YYYY-MM-DD')
-                   when 'platform' then f.platform
-                   when 'sdk_version' then f.sdk_version
-                   when 'app_version' then f.app_version
-               end as breakdown,
+               cardinal.report_breakdown(push_opens.by, local.day, f.platform, f.sdk_version,
+                                         f.app_version) as breakdown,
                f.user_key, sent.at,
-               cardinal.report_window_end(sent.at, coalesce(s.influenced_open_window, interval '12 hours'), coalesce(s.report_time_zone, a.report_time_zone)) as window_end
+               cardinal.report_window_end(sent.at, coalesce(s.influenced_open_window, interval '12 hours'),
+                                          coalesce(s.report_time_zone, a.report_time_zone)) as window_end
         from cardinal.apps as a
         join cardinal.report_push_send_facts_of(push_opens.campaign) as f on f.app_id = a.app_id
         left join cardinal.campaign_settings as s on s.app_id = f.app_id and s.campaign_id = f.campaign_id
@@ -466,12 +555,8 @@ as $function$
     ),
     direct_openers as materialized (
         select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id,
-               case push_opens.by
-                   when 'day' then to_char(d.day, 'YYYY-MM-DD')
-                   when 'platform' then u.platform
-                   when 'sdk_version' then u.sdk_version
-                   when 'app_version' then u.app_version
-               end as breakdown,
+               cardinal.report_breakdown(push_opens.by, d.day, u.platform, u.sdk_version,
+                                         u.app_version) as breakdown,
                u.user_key
         from cardinal.apps as a
         join cardinal.report_user_facts_of(push_opens.campaign, null) as u on u.app_id = a.app_id
@@ -523,7 +608,10 @@ comment on function cardinal.push_opens(text, date, date, boolean, text, text) i
     'direct open (push click) in the row in the range. Rows without one are left out.';
 
 
--- 0031's unique_impressions_by_part (as 0032 made it) with part_days read as the notes say.
+-- The report by a part of the message (button_id, placement_id or message_id), one body for both sources:
+-- the report state (from_state) or the raw events (for unique_impressions_reference). The raw part rows are
+-- read through unique_impressions_reference_part_days, a function the planner plans only when the reference
+-- runs.
 create or replace function cardinal.unique_impressions_by_part(
     app          text,
     from_date    date,
@@ -556,7 +644,8 @@ create or replace function cardinal.unique_impressions_by_part(
     )
     language sql
     stable
-    -- Hash every aggregate and join whatever the estimates (0053); jit off as every report.
+    -- Hash every aggregate and join whatever the estimates (no plan may hinge on a row estimate); jit off as
+    -- every report.
     set enable_sort = off
     set enable_nestloop = off
     set enable_mergejoin = off
@@ -666,10 +755,11 @@ as $function$
         select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
                w.impressions, w.unique_impressions, w.unique_daily_impressions, w.unique_recipients, w.clicks,
                w.unique_clicks, w.dismissals, w.unique_dismissals
-        from cardinal.unique_impressions_without_push_opens(unique_impressions_by_part.app, unique_impressions_by_part.from_date,
-                                                 unique_impressions_by_part.to_date,
-                                                 unique_impressions_by_part.include_test,
-                                                 unique_impressions_by_part.campaign) as w
+        from cardinal.unique_impressions_without_push_opens(unique_impressions_by_part.app,
+                                                            unique_impressions_by_part.from_date,
+                                                            unique_impressions_by_part.to_date,
+                                                            unique_impressions_by_part.include_test,
+                                                            unique_impressions_by_part.campaign) as w
         where unique_impressions_by_part.from_state
         union all
         select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.channel, w.breakdown,
@@ -710,28 +800,24 @@ as $function$
            and b.channel = t.channel
         where t.channel = 'in_app_message' and unique_impressions_by_part.by = 'button_id'
     )
-    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
-           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
-           clicks, unique_clicks, dismissals, unique_dismissals,
-           clicks::double precision / nullif(impressions, 0),
-           unique_clicks::double precision / nullif(unique_impressions, 0),
-           dismissals::double precision / nullif(impressions, 0),
-           unique_dismissals::double precision / nullif(unique_impressions, 0)
-    from counted
-    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+    select c.*, r.*
+    from counted as c
+    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
+                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_by_part(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;
 grant execute on function cardinal.unique_impressions_by_part(text, date, date, boolean, text, text, boolean) to cardinal_reader;
 comment on function cardinal.unique_impressions_by_part(text, date, date, boolean, text, text, boolean) is
-    'unique_impressions by button_id, placement_id or message_id (0031), from the report state (from_state, '
-    'report_part_facts: one campaign''s folded rows by its report groups, 0076) or from the raw events (not '
+    'unique_impressions by button_id, placement_id or message_id, from the report state (from_state, '
+    'report_part_facts: one campaign''s folded rows by its report groups) or from the raw events (not '
     'from_state, for unique_impressions_reference, through unique_impressions_reference_part_days): the '
     'channel the breakdown splits gets a row per part (in-app messages: per button clicked, each repeating '
     'the message''s impressions and dismissals), the other channels one row with breakdown NULL.';
 
 
--- 0025's unique_impressions (0029 named it unique_impressions_without_push_opens and adds the push columns to what it
--- returns), which now also sends the part breakdowns to unique_impressions_by_part.
+-- The 19 columns of unique_impressions before the push columns, from the state that answers fastest. PL/pgSQL,
+-- so that only the chosen body is planned, with the arguments as they are.
 create or replace function cardinal.unique_impressions_without_push_opens(
     app          text,
     from_date    date,
@@ -783,10 +869,10 @@ $function$;
 alter function cardinal.unique_impressions_without_push_opens(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.unique_impressions_without_push_opens(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.unique_impressions_without_push_opens(text, date, date, boolean, text, text) is
-    'The 19 columns of unique_impressions before the push columns (0025); unique_impressions (0029) adds '
-    'them. It picks the state that answers fastest: the day pairs without test events and with no breakdown '
-    'or by day, report_part_facts (unique_impressions_by_part) by button_id, placement_id or message_id '
-    '(0031), else the per-user state.';
+    'The 19 columns of unique_impressions before the push columns, which unique_impressions adds. It picks '
+    'the state that answers fastest: the day pairs without test events and with no breakdown or by day, '
+    'report_part_facts (unique_impressions_by_part) by button_id, placement_id or message_id, else the '
+    'per-user state.';
 
 
 -- The rows of report_push_send_facts of one campaign (every row when campaign is NULL).
@@ -821,4 +907,4 @@ grant execute on function cardinal.report_push_send_facts_of(text) to cardinal_r
 comment on function cardinal.report_push_send_facts_of(text) is
     'The rows of report_push_send_facts of one campaign (campaign_id = campaign), every row when it is NULL. '
     'The folded rows are found by the campaign''s groups (an index condition), so one campaign costs what its '
-    'sends hold, whatever the planner estimates (0052).';
+    'sends hold, whatever the planner estimates.';

@@ -1,11 +1,21 @@
--- The anomalies report: integration-health findings.
+-- The anomalies report: integration-health findings (a custom UI that logs dismissals without impressions,
+-- control groups that see messages, users in several arms, repeated impressions, logging that stopped, …).
+--
+-- Entry point: anomalies, the union of two halves that can also run apart on one snapshot:
+-- exposure_anomalies (who was exposed to what) and logging_anomalies (what is logged). exposure_anomalies
+-- reads the counts kept beside the report state (exposure_anomalies_from_counts) without test events, and
+-- the per-user state (exposure_anomalies_from_user_state) with them; both turn their counts into findings
+-- through exposure_anomaly_finding, as the raw-event reference (exposure_anomalies_reference) does.
+-- logging_anomalies_from_source computes the logging half from the report state or, for anomalies_reference,
+-- from the raw events; anomalies_from_source is the union and order both anomalies and anomalies_reference
+-- return. Definitions of every kind: SQL/docs/reports.md.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
 
 
--- The union of the two halves, most severe first, as 0069 ordered it.
+-- The report: both halves from the report state, most severe first (anomalies_from_source).
 create or replace function cardinal.anomalies(
     app          text,
     from_date    date,
@@ -31,30 +41,20 @@ create or replace function cardinal.anomalies(
     language sql
     stable
 as $function$
-    select f.*
-    from (
-        select *
-        from cardinal.exposure_anomalies(anomalies.app, anomalies.from_date, anomalies.to_date,
-                                         anomalies.include_test, anomalies.campaign, anomalies.canvas)
-        union all
-        select *
-        from cardinal.logging_anomalies(anomalies.app, anomalies.from_date, anomalies.to_date,
-                                        anomalies.include_test, anomalies.campaign, anomalies.canvas)
-    ) as f
-    order by case f.severity when 'critical' then 0 when 'warning' then 1 else 2 end,
-             f.kind, f.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.channel, f.platform,
-             f.sdk_version, f.app_version;
+    select *
+    from cardinal.anomalies_from_source(anomalies.app, anomalies.from_date, anomalies.to_date,
+                                        anomalies.include_test, anomalies.campaign, anomalies.canvas, true);
 $function$;
 alter function cardinal.anomalies(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.anomalies(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.anomalies(text, date, date, boolean, text, text) is
     'Integration-health findings over the report days from_date..to_date (both included, each campaign''s '
-    'report time zone; a canvas''s is the app''s), read from the report state (report_*_facts, 0015): '
+    'report time zone; a canvas''s is the app''s), read from the report state (report_*_facts): '
     'dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, '
     'control_impressions_missing, control_interaction, users_in_several_arms (exposure_anomalies), '
     'repeated_impressions, repeated_dismissals, push_opens_missing, logging_stopped and '
-    'control_impressions_missing for a campaign with no control exposure at all (logging_anomalies; 0083); one '
-    'row per kind × app × campaign or canvas step (canvas_id, canvas_step_id; 0033) × channel × platform × '
+    'control_impressions_missing for a campaign with no control exposure at all (logging_anomalies); one '
+    'row per kind × app × campaign or canvas step (canvas_id, canvas_step_id) × channel × platform × '
     'sdk_version × app_version with severity (info, warning, critical), numeric evidence and a likely cause. '
     'Arms and control groups are a campaign''s or a whole canvas''s. app NULL = every app; campaign NULL = '
     'every campaign; canvas NULL = every canvas (campaign and canvas together select nothing). '
@@ -62,7 +62,71 @@ comment on function cardinal.anomalies(text, date, date, boolean, text, text) is
     'test). Definitions in SQL/docs/reports.md; anomalies_reference computes the same from raw events.';
 
 
--- 0074's logging_anomalies_from_source with raw_events read through anomaly_reference_events.
+-- The anomalies report from either source, one body for anomalies (the report state) and anomalies_reference
+-- (the raw events): the two halves, most severe first. Language sql without settings, so that it is inlined
+-- into its caller and from_state is a constant there: the other source's branch is pruned at plan time.
+create or replace function cardinal.anomalies_from_source(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean,
+    campaign     text,
+    canvas       text,
+    from_state   boolean
+)
+    returns table (
+        kind           text,
+        severity       text,
+        app_name       text,
+        campaign_id    text,
+        canvas_id      text,
+        canvas_step_id text,
+        channel        text,
+        platform       text,
+        sdk_version    text,
+        app_version    text,
+        evidence       jsonb,
+        likely_cause   text
+    )
+    language sql
+    stable
+as $function$
+    select f.*
+    from (
+        select *
+        from cardinal.exposure_anomalies(anomalies_from_source.app, anomalies_from_source.from_date,
+                                         anomalies_from_source.to_date, anomalies_from_source.include_test,
+                                         anomalies_from_source.campaign, anomalies_from_source.canvas)
+        where anomalies_from_source.from_state
+        union all
+        select *
+        from cardinal.exposure_anomalies_reference(anomalies_from_source.app, anomalies_from_source.from_date,
+                                                   anomalies_from_source.to_date, anomalies_from_source.include_test,
+                                                   anomalies_from_source.campaign, anomalies_from_source.canvas)
+        where not anomalies_from_source.from_state
+        union all
+        select *
+        from cardinal.logging_anomalies_from_source(anomalies_from_source.app, anomalies_from_source.from_date,
+                                                    anomalies_from_source.to_date, anomalies_from_source.include_test,
+                                                    anomalies_from_source.campaign, anomalies_from_source.canvas,
+                                                    anomalies_from_source.from_state)
+    ) as f
+    order by case f.severity when 'critical' then 0 when 'warning' then 1 else 2 end,
+             f.kind, f.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.channel, f.platform,
+             f.sdk_version, f.app_version;
+$function$;
+alter function cardinal.anomalies_from_source(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;
+grant execute on function cardinal.anomalies_from_source(text, date, date, boolean, text, text, boolean) to cardinal_reader;
+comment on function cardinal.anomalies_from_source(text, date, date, boolean, text, text, boolean) is
+    'The rows of anomalies, most severe first, from the report state (from_state: exposure_anomalies and '
+    'logging_anomalies_from_source) or from the raw events (not from_state: exposure_anomalies_reference and '
+    'logging_anomalies_from_source): the one body of anomalies and anomalies_reference. Same arguments as '
+    'anomalies, from_state last.';
+
+
+-- The logging half of anomalies, one body for both sources: the report state (from_state, what
+-- logging_anomalies returns) or the raw events (for anomalies_reference). The raw events are read through
+-- anomaly_reference_events, a function the planner plans only when the reference runs.
 create or replace function cardinal.logging_anomalies_from_source(
     app          text,
     from_date    date,
@@ -88,8 +152,8 @@ create or replace function cardinal.logging_anomalies_from_source(
     )
     language sql
     stable
-    -- Hash every aggregate and join whatever the estimates (0053): sorts of the session and user rows are
-    -- what this replaces, and no plan may hinge on a row estimate (0036). jit off as every report.
+    -- Hash every aggregate and join whatever the estimates: sorts of the session and user rows cost most
+    -- here, and no plan may hinge on a row estimate. jit off as every report.
     set enable_sort = off
     set enable_nestloop = off
     set enable_mergejoin = off
@@ -100,18 +164,22 @@ as $function$
                -- The report days of the range, for the containment tests on the state's day sets.
                daterange(logging_anomalies_from_source.from_date, logging_anomalies_from_source.to_date, '[]') as days
         from cardinal.apps as a
-        where cardinal.check_report_range(logging_anomalies_from_source.from_date, logging_anomalies_from_source.to_date)
+        where cardinal.check_report_range(logging_anomalies_from_source.from_date,
+                                          logging_anomalies_from_source.to_date)
           and (logging_anomalies_from_source.app is null or a.name = logging_anomalies_from_source.app)
     ),
     -- The report groups of the one campaign or canvas asked for (none when neither is): its folded
-    -- dismissals are read by these keys (0042's index condition), not by a scan of every source's.
+    -- dismissals are read by these keys (an index condition), not by a scan of every source's.
     source_groups as materialized (
         select array(
                    select g.group_id
                    from cardinal.report_groups as g
-                   where (logging_anomalies_from_source.campaign is not null or logging_anomalies_from_source.canvas is not null)
-                     and (logging_anomalies_from_source.campaign is null or g.campaign_id = logging_anomalies_from_source.campaign)
-                     and (logging_anomalies_from_source.canvas is null or g.canvas_id = logging_anomalies_from_source.canvas)
+                   where (logging_anomalies_from_source.campaign is not null
+                          or logging_anomalies_from_source.canvas is not null)
+                     and (logging_anomalies_from_source.campaign is null
+                          or g.campaign_id = logging_anomalies_from_source.campaign)
+                     and (logging_anomalies_from_source.canvas is null
+                          or g.canvas_id = logging_anomalies_from_source.canvas)
                ) as group_ids
     ),
     -- The raw message events from 7 report days before the range to its end (reference only), read through a
@@ -121,8 +189,8 @@ as $function$
         from target as t
         cross join lateral cardinal.anomaly_reference_events(
             t.app_id, t.app_name, t.report_time_zone, logging_anomalies_from_source.from_date,
-            logging_anomalies_from_source.to_date, logging_anomalies_from_source.include_test, logging_anomalies_from_source.campaign,
-            logging_anomalies_from_source.canvas
+            logging_anomalies_from_source.to_date, logging_anomalies_from_source.include_test,
+            logging_anomalies_from_source.campaign, logging_anomalies_from_source.canvas
         ) as r
         where not logging_anomalies_from_source.from_state
     ),
@@ -138,13 +206,14 @@ as $function$
                sum(c.control_impressions + c.control_sends) as control_events
         from target as t
         join (
-            -- The folded counts per step, channel, platform and day (report_step_daily_counts, 0072: a few rows
+            -- The folded counts per step, channel, platform and day (report_step_daily_counts: a few rows
             -- per day, where report_daily_counts has one per report group), and the pending counts.
             select d.app_id, d.campaign_id, d.canvas_id, d.canvas_step_id, d.channel, d.platform, d.test, d.day,
                    d.impressions, d.clicks, d.dismissals, d.sends, d.control_impressions, d.control_sends
             from cardinal.report_step_daily_counts as d
             where d.app_id = any(array(select t.app_id from target as t))
-              and (logging_anomalies_from_source.campaign is null or d.campaign_id = logging_anomalies_from_source.campaign)
+              and (logging_anomalies_from_source.campaign is null
+                   or d.campaign_id = logging_anomalies_from_source.campaign)
               and (logging_anomalies_from_source.canvas is null or d.canvas_id = logging_anomalies_from_source.canvas)
               and d.day between logging_anomalies_from_source.from_date - 7 and logging_anomalies_from_source.to_date
             union all
@@ -298,7 +367,7 @@ as $function$
                    where d.channel in ('content_card', 'in_app_message', 'feature_flag')), 0) >= 200
     ),
     -- Those whose variant impressions of the range are in one channel, without test events: their users are
-    -- the campaign's distinct variant_impression users of the range, which 0069's day pairs count
+    -- the campaign's distinct variant_impression users of the range, which the day pairs count
     -- (report_source_day_users, '' for the canvas), plus the pending users without a folded impression of the
     -- range. The others' users are read below.
     counted_candidates as materialized (
@@ -353,9 +422,9 @@ as $function$
           and (logging_anomalies_from_source.include_test or not g.test)
     ),
     -- The users of those campaigns with a variant impression in the range, per channel: the candidates'
-    -- folded rows by their groups (0042's index condition on the primary key), only the columns counted, and
+    -- folded rows by their groups (an index condition on the primary key), only the columns counted, and
     -- the pending events' rows; or the raw impressions (the reference). A row is in the range when the
-    -- range contains any of its days (0053).
+    -- range contains any of its days.
     campaign_users as (
         select c.app_id, c.campaign_id, c.channel, u.user_key
         from cardinal.report_user_state as u
@@ -382,7 +451,7 @@ as $function$
           and r.channel in ('content_card', 'in_app_message', 'feature_flag')
     ),
 
-    -- Without test events, the dismissal counts (0074) hold every user but those judged from their rows: the
+    -- Without test events, the dismissal counts hold every user but those judged from their rows: the
     -- users who dismissed a card of a finding group more than once over all their days
     -- (report_dismissal_repeat_users, left out of the counts), and those with pending dismissals in it (their
     -- folded part of the counts is taken off below), in the finding groups of the range (session_groups').
@@ -497,7 +566,7 @@ as $function$
         ) as per_user
         group by 1, 2, 3, 4, 5, 6, 7, 8
     ),
-    -- Without test events, what the counts add for the finding groups judged from rows (0074): the day pairs'
+    -- Without test events, what the counts add for the finding groups judged from rows: the day pairs'
     -- users and the dismissals of the range, less the folded part of the pending users the counts hold (the
     -- ones who repeat no card). The counts' users repeat no card, so they dismissed each card once at most.
     counted_dismissals as (
@@ -508,12 +577,14 @@ as $function$
                    coalesce((select sum(u.users)
                              from cardinal.report_dismissal_day_users as u
                              where u.finding_id = f.finding_id
-                               and u.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
+                               and u.day between logging_anomalies_from_source.from_date
+                                             and logging_anomalies_from_source.to_date
                                and u.previous_day < logging_anomalies_from_source.from_date), 0) as users,
                    coalesce((select sum(c.dismissals)
                              from cardinal.report_dismissal_day_counts as c
                              where c.finding_id = f.finding_id
-                               and c.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date),
+                               and c.day between logging_anomalies_from_source.from_date
+                                             and logging_anomalies_from_source.to_date),
                             0) as dismissals
             from (select distinct finding_id from dismissal_apart_users) as f
         ) as k
@@ -609,11 +680,11 @@ as $function$
             ) as per_user
         ) as r
         join finding_groups as f on f.finding_group = s.finding_group
-        -- The reference and test events: without them, from the counts below (0072).
+        -- The reference and test events: without them, from the session counts below.
         where not logging_anomalies_from_source.from_state or logging_anomalies_from_source.include_test
     ),
 
-    -- Without test events, from the session counts (0072): the sessions of the range by impressions and
+    -- Without test events, from the session counts: the sessions of the range by impressions and
     -- allowed impressions (report_session_units) and the users' day pairs (report_session_day_users), the
     -- finding groups keyed as there (report_groups.finding_id).
     counted_findings as materialized (
@@ -642,7 +713,7 @@ as $function$
     ),
     -- Their folded rows of those finding groups, every day: one probe of the primary key per user and report
     -- group (a lateral subquery kept from being pulled up by OFFSET 0, so a nested loop whatever the
-    -- settings), as 0073's triggers find theirs.
+    -- settings), as the triggers that keep the session counts find theirs.
     apart_session_rows as materialized (
         select f.finding_group, f.channel, a.user_key, s.session_id, s.day, s.impressions, s.message_ids
         from session_apart_users as a
@@ -672,7 +743,8 @@ as $function$
         where not u.user_spans_days
           and u.day between logging_anomalies_from_source.from_date and logging_anomalies_from_source.to_date
     ),
-    -- Their sessions of the range from all their rows, folded and pending, as 0056 judges them.
+    -- Their sessions of the range from all their rows, folded and pending, judged as the session counts judge
+    -- them (report_session_allowed).
     apart_judged_units as materialized (
         select v.finding_group, v.channel, v.user_key, v.session_id = '' as without_session,
                sum(v.impressions) as impressions,
@@ -815,8 +887,8 @@ as $function$
                 from (select distinct app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform,
                                       time_zone
                       from daily) as g
-                cross join generate_series(logging_anomalies_from_source.from_date - 7, logging_anomalies_from_source.to_date,
-                                           interval '1 day') as x
+                cross join generate_series(logging_anomalies_from_source.from_date - 7,
+                                           logging_anomalies_from_source.to_date, interval '1 day') as x
             ) as with_zeros
             group by app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, time_zone, day
         ) as dense
@@ -922,91 +994,293 @@ $function$;
 alter function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;
 grant execute on function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) to cardinal_reader;
 comment on function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) is
-    'The anomaly kinds of 0027 (repeated_impressions per session and user-day, repeated_dismissals, '
+    'The logging half of anomalies (repeated_impressions per session and user-day, repeated_dismissals, '
     'control_impressions_missing for a campaign with no control exposure at all, push_opens_missing, '
-    'logging_stopped; definitions in 0027''s notes), by campaign or canvas step (0033), from the report state '
+    'logging_stopped; definitions in SQL/docs/reports.md), by campaign or canvas step, from the report state '
     '(from_state) or from the raw events (not from_state, for anomalies_reference). Same arguments and rows '
     'as anomalies, from_state last. Without test events, repeated_impressions sums report_session_units and '
     'report_session_day_users and judges the users of report_session_apart_users and the pending impressions'' '
-    'users from their rows, and daily reads report_step_daily_counts (0072); control_impressions_missing '
+    'users from their rows, and daily reads report_step_daily_counts; control_impressions_missing '
     'counts the variant users of a campaign with one impression channel from report_source_day_users, and '
     'repeated_dismissals without test events adds report_dismissal_day_users and report_dismissal_day_counts '
-    'to the users of report_dismissal_repeat_users and the pending dismissals'' users, judged from their rows '
-    '(0074). The raw events are read through anomaly_reference_events, planned only when the reference runs '
-    '(0075).';
+    'to the users of report_dismissal_repeat_users and the pending dismissals'' users, judged from their '
+    'rows. The raw events are read through anomaly_reference_events, planned only when the reference runs.';
 
 
--- 0057_anomalies_of_0017_narrow_keys.sql — the anomalies kinds of 0017 read only the state columns they count
--- and make users distinct by small integer keys instead of the finding group's texts (issue 8).
+-- One finding of exposure_anomalies from a finding group's counts of one kind. The three bodies that count
+-- (exposure_anomalies_from_counts, exposure_anomalies_from_user_state and exposure_anomalies_reference) pass
+-- their counts as a row (to_jsonb), so that what makes a finding, its severity, its evidence and its likely
+-- cause are written once. A single SELECT without FROM, language sql and immutable: inlined into the caller
+-- and pulled up into its join (no per-row call, no nested loop).
+create or replace function cardinal.exposure_anomaly_finding(kind text, counts jsonb)
+    returns table (
+        severity     text,
+        evidence     jsonb,
+        likely_cause text
+    )
+    language sql
+    immutable
+as $function$
+    select case exposure_anomaly_finding.kind
+               when 'dismissals_exceed_impressions' then 'critical'
+               when 'click_without_impression' then cardinal.anomaly_severity(
+                   (counts ->> 'users_without_impression')::double precision / (counts ->> 'users')::double precision)
+               when 'dismissal_without_impression' then cardinal.anomaly_severity(
+                   (counts ->> 'users_without_impression')::double precision / (counts ->> 'users')::double precision)
+               when 'control_impressions_missing' then
+                   case when (counts ->> 'control_impression_users')::numeric = 0 then 'critical' else 'warning' end
+               when 'control_interaction' then
+                   case when (counts ->> 'stored_events')::numeric > 0 then 'critical' else 'warning' end
+               when 'users_in_several_arms' then cardinal.anomaly_severity(
+                   (counts ->> 'users')::double precision / (counts ->> 'exposed_users')::double precision)
+           end,
+           case
+               when exposure_anomaly_finding.kind = 'dismissals_exceed_impressions' then
+                   jsonb_build_object('unique_impressions', counts -> 'unique_impressions',
+                                      'unique_dismissals', counts -> 'unique_dismissals')
+               when exposure_anomaly_finding.kind in ('click_without_impression', 'dismissal_without_impression')
+                   then
+                   jsonb_build_object('users_without_impression', counts -> 'users_without_impression',
+                                      'users', counts -> 'users',
+                                      'share', (counts ->> 'users_without_impression')::double precision
+                                               / (counts ->> 'users')::double precision,
+                                      'events_without_impression', counts -> 'events_without_impression',
+                                      'events', counts -> 'events')
+               when exposure_anomaly_finding.kind = 'control_impressions_missing' then
+                   jsonb_build_object('variant_impression_users', counts -> 'variant_users',
+                                      'control_impression_users', 0,
+                                      'expected_control_impression_users', counts -> 'expected_group',
+                                      'campaign_control_impression_users', counts -> 'control_impression_users',
+                                      'campaign_control_send_users', counts -> 'control_send_users',
+                                      'expected_control_share', counts -> 'control_share')
+               when exposure_anomaly_finding.kind = 'control_interaction' then
+                   jsonb_build_object('stored_events', counts -> 'stored_events',
+                                      'stored_users', counts -> 'stored_users',
+                                      'rejected_events', counts -> 'rejected_events')
+               when exposure_anomaly_finding.kind = 'users_in_several_arms' then
+                   jsonb_build_object('users', counts -> 'users',
+                                      'exposed_users', counts -> 'exposed_users',
+                                      'share', (counts ->> 'users')::double precision
+                                               / (counts ->> 'exposed_users')::double precision)
+           end,
+           case exposure_anomaly_finding.kind
+               when 'dismissals_exceed_impressions' then
+                   'A custom UI logs dismissals but not the impressions of the same messages (the default UI '
+                   'logs both).'
+               when 'click_without_impression' then
+                   'A custom UI logs clicks without logging the message''s impression first (or logs it only '
+                   'after the click).'
+               when 'dismissal_without_impression' then
+                   'A custom UI logs dismissals of messages whose impression it never logged (or logs it only '
+                   'after the dismissal).'
+               when 'control_impressions_missing' then
+                   'The custom UI filters control messages out instead of logging a control impression when the '
+                   'user would have seen the message.'
+               when 'control_interaction' then
+                   'The app shows the message to control-group users, or logs clicks or dismissals for control '
+                   'messages it should only have counted as control impressions.'
+               when 'users_in_several_arms' then
+                   'Users are assigned to more than one arm: the variant changes between sends or devices, or the '
+                   'UI logs another variant (or control) than the one it shows.'
+           end
+    -- Counts that are no finding: no more dismissing than impressed users, no user acting without an
+    -- impression, too few expected control users to miss (fewer than 8), no user in several arms.
+    where case exposure_anomaly_finding.kind
+              when 'dismissals_exceed_impressions' then
+                  (counts ->> 'unique_dismissals')::numeric > (counts ->> 'unique_impressions')::numeric
+              when 'click_without_impression' then (counts ->> 'users_without_impression')::numeric > 0
+              when 'dismissal_without_impression' then (counts ->> 'users_without_impression')::numeric > 0
+              when 'control_impressions_missing' then
+                  ((counts ->> 'control_impression_users')::numeric = 0
+                   and coalesce((counts ->> 'expected_campaign')::double precision >= 8, true))
+                  or coalesce((counts ->> 'expected_group')::double precision >= 8, true)
+              when 'control_interaction' then true
+              when 'users_in_several_arms' then (counts ->> 'users')::numeric > 0
+          end;
+$function$;
+alter function cardinal.exposure_anomaly_finding(text, jsonb) owner to cardinal_owner;
+grant execute on function cardinal.exposure_anomaly_finding(text, jsonb) to cardinal_reader;
+comment on function cardinal.exposure_anomaly_finding(text, jsonb) is
+    'The severity, evidence and likely cause of one exposure_anomalies finding of the given kind '
+    '(dismissals_exceed_impressions, click_without_impression, dismissal_without_impression, '
+    'control_impressions_missing, control_interaction or users_in_several_arms) from one finding group''s '
+    'counts, passed as a JSON object of the counting row (to_jsonb); no row when the counts make no finding. '
+    'Shared by exposure_anomalies_from_counts, exposure_anomalies_from_user_state and '
+    'exposure_anomalies_reference, and inlined into them.';
+
+
+-- The share of a campaign's (canvas's) users its control arm should have, for control_impressions_missing: the
+-- expected split's control weight when the campaign's settings name one, else the share of control sends
+-- among the users sent to; and the control users expected per variant user. No row for a campaign without a
+-- control arm (no control send, no control weight). Shared by exposure_anomalies_from_counts,
+-- exposure_anomalies_from_user_state and exposure_anomalies_reference; language sql and immutable, so that
+-- it is inlined into them.
+create or replace function cardinal.expected_control_share(
+    expected_split     jsonb,
+    control_send_users numeric,
+    send_users         numeric
+)
+    returns table (
+        control_share            double precision,
+        control_per_variant_user double precision
+    )
+    language sql
+    immutable
+as $function$
+    select s.share, case when s.share < 1 then s.share / (1 - s.share) end
+    from (
+        select case
+                   when expected_control_share.expected_split ? 'control'
+                       then (expected_control_share.expected_split ->> 'control')::double precision
+                            / (select sum(w.value::double precision)
+                               from jsonb_each_text(expected_control_share.expected_split) as w)
+                   when expected_control_share.send_users > 0
+                       then expected_control_share.control_send_users::double precision
+                            / expected_control_share.send_users::double precision
+               end as share
+    ) as s
+    where expected_control_share.control_send_users > 0
+       or coalesce(expected_control_share.expected_split ? 'control', false);
+$function$;
+alter function cardinal.expected_control_share(jsonb, numeric, numeric) owner to cardinal_owner;
+grant execute on function cardinal.expected_control_share(jsonb, numeric, numeric) to cardinal_reader;
+comment on function cardinal.expected_control_share(jsonb, numeric, numeric) is
+    'The control arm''s expected share of a campaign''s users (control_share: the control weight of '
+    'expected_split over the sum of its weights when it has one, else control_send_users / send_users) and '
+    'the control users expected per variant user (control_share / (1 - control_share), NULL when the share is '
+    '1); no row when the campaign has no control arm (no control send and no control weight). Used by '
+    'control_impressions_missing in exposure_anomalies_from_counts, exposure_anomalies_from_user_state and '
+    'exposure_anomalies_reference; inlined into them.';
+
+
+-- The control_interaction rejections: the events the ingest refused because they were clicks or dismissals
+-- of control messages (rejected_events.code control_interaction), by finding group. Read from the raw JSON of
+-- each rejection, since a rejected event is stored nowhere else; the day is the report day of its arrival.
+create or replace function cardinal.control_interaction_rejections(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean,
+    campaign     text,
+    canvas       text
+)
+    returns table (
+        app_name        text,
+        campaign_id     text,
+        canvas_id       text,
+        canvas_step_id  text,
+        channel         text,
+        platform        text,
+        sdk_version     text,
+        app_version     text,
+        rejected_events bigint
+    )
+    language sql
+    stable
+as $function$
+    select a.name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
+           raw.sdk_version, raw.app_version, count(*)
+    from cardinal.apps as a
+    join cardinal.rejected_events as r on r.app_id = a.app_id
+    cross join lateral (
+        select j ->> 'campaign_id' as campaign_id, j ->> 'canvas_id' as canvas_id,
+               j ->> 'canvas_step_id' as canvas_step_id, j ->> 'channel' as channel,
+               j ->> 'platform' as platform, j ->> 'sdk_version' as sdk_version,
+               j ->> 'app_version' as app_version, coalesce(j ->> 'test', 'false') = 'true' as test
+        from (select cardinal.try_jsonb(r.raw) as j) as parsed
+    ) as raw
+    left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
+    where (control_interaction_rejections.app is null or a.name = control_interaction_rejections.app)
+      and r.code = 'control_interaction'
+      and r.received_at >= (control_interaction_rejections.from_date - 1)::timestamp at time zone 'UTC'
+      and r.received_at < (control_interaction_rejections.to_date + 2)::timestamp at time zone 'UTC'
+      and (r.received_at at time zone coalesce(s.report_time_zone, a.report_time_zone))::date
+          between control_interaction_rejections.from_date and control_interaction_rejections.to_date
+      and (control_interaction_rejections.campaign is null
+           or raw.campaign_id = control_interaction_rejections.campaign)
+      and (control_interaction_rejections.canvas is null or raw.canvas_id = control_interaction_rejections.canvas)
+      and (control_interaction_rejections.include_test or not raw.test)
+    group by 1, 2, 3, 4, 5, 6, 7, 8;
+$function$;
+alter function cardinal.control_interaction_rejections(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.control_interaction_rejections(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.control_interaction_rejections(text, date, date, boolean, text, text) is
+    'The events the ingest rejected as control_interaction (a click or dismissal of a control message) whose '
+    'report day of arrival is in from_date..to_date, per app × campaign or canvas step × channel × platform × '
+    'sdk_version × app_version, read from their raw JSON; app, campaign and canvas narrow as in anomalies, '
+    'test events only with include_test. The rejected half of the control_interaction finding, shared by '
+    'exposure_anomalies_from_counts, exposure_anomalies_from_user_state and exposure_anomalies_reference; '
+    'inlined into them.';
+
+
+-- The exposure kinds from the per-user report state: what anomalies runs with test events, which the counts
+-- beside the state leave out. It reads only the state columns it counts and makes users distinct by small
+-- integer keys instead of the finding group's texts.
 --
 -- Design notes (why, not what):
 --
 -- * Profile at 10 M events (the bench database: 4,146,689 per-user state rows, 12,285 report groups, 50
 --   campaigns; auto_explain with log_analyze and log_nested_statements, jit off, work_mem 64MB), all
---   campaigns, 0050's body: 356 s under auto_explain's per-node timing at a load average of 10–12 (other
---   helpers' work; 0050 measured 193 s without it). What each step took between its input's last row and
---   its own (so without the reads under it): source_users, the hashed aggregate of every row by user and
---   finding group, 43 s (4,137,950 groups out of 4,146,689 rows: a user almost never has two rows in a
---   finding group, so the aggregate is nearly all cost and no reduction; 339 MB spilled in 33 batches);
---   step_exposures 38 s (hashing all 4.1 M facts rows 15 s, the join to the 752,051 acting users 14 s, the
---   aggregate 9 s); users_in_several_arms 20 s (every exposed row, 3.6 M, joined back to the 434 users in
---   several arms, then counted); several_arm_users 17 s (218 MB in 21 batches for 434 users);
---   campaign_arms' users of the 30 uncontrolled campaigns 13 s (2.4 M rows, 118 MB in 5 batches); the
---   sort of without_impression's 588 k interactions 14 s; facts, materialized with every column of every
---   row (day sets, click and dismissal times, the group's texts), fed every reader through a tuplestore.
+--   campaigns, of a body that grouped users by the finding group's texts: 356 s under auto_explain's
+--   per-node timing at a load average of 10–12 (193 s without it). What each step took between its input's
+--   last row and its own (so without the reads under it): source_users, the hashed aggregate of every row by
+--   user and finding group, 43 s (4,137,950 groups out of 4,146,689 rows: a user almost never has two rows
+--   in a finding group, so the aggregate is nearly all cost and no reduction; 339 MB spilled in 33
+--   batches); step_exposures 38 s (hashing all 4.1 M facts rows 15 s, the join to the 752,051 acting users
+--   14 s, the aggregate 9 s); users_in_several_arms 20 s (every exposed row, 3.6 M, joined back to the 434
+--   users in several arms, then counted); several_arm_users 17 s (218 MB in 21 batches for 434 users);
+--   campaign_arms' users of the 30 uncontrolled campaigns 13 s (2.4 M rows, 118 MB in 5 batches); the sort
+--   of without_impression's 588 k interactions 14 s; facts, materialized with every column of every row
+--   (day sets, click and dismissal times, the group's texts), fed every reader through a tuplestore.
 --
--- * The aggregates' keys were eight texts per row (app name, campaign, canvas, step, channel, platform, SDK
---   and app version: 365 bytes a row in source_users) and the arms texts ('variant:' || id). Here the
+-- * Those aggregates' keys were eight texts per row (app name, campaign, canvas, step, channel, platform,
+--   SDK and app version: 365 bytes a row in source_users) and the arms texts ('variant:' || id). Here the
 --   selected groups (a few thousand; folded from report_groups, pending under negative stand-in ids) get
 --   integer keys first: the finding group, the source (campaign or canvas), the step and the variant arm
 --   (control 0), dense ranks in which NULL ranks as one value, as GROUP BY groups it. Every per-user
 --   aggregate then hashes the user key and a few integers and booleans, and the texts are joined back to
---   the few hundred findings at the end. The arms compare as 0050's texts did: two rows are in the same arm
---   exactly when their ranks are equal.
+--   the few hundred findings at the end. Two rows are in the same arm exactly when their ranks are equal, as
+--   when their arm texts were.
 --
 -- * report_user_state is read by group id with the columns each reader needs, not through a materialized
 --   facts CTE holding every column of every row: every folded row (a sequential scan), or one source's rows
---   by 0042's index condition on its groups, plus report_pending_user_facts (pending events still count, as
---   report_user_facts_of gave them). The CTE is not materialized, so each of its three readers scans the
---   state itself (a scan costs less than writing and reading back 4.1 M wide rows).
+--   by an index condition on its groups (the primary key starts with group_id), plus
+--   report_pending_user_facts (pending events still count, as report_user_facts_of gives them). The CTE is
+--   not materialized, so each of its three readers scans the state itself (a scan costs less than writing
+--   and reading back 4.1 M wide rows).
 --
--- * The day tests (`daterange @> any(days)`, 0053's) run once per row behind an OFFSET 0 fence: pulled up,
---   each test was substituted into the filter and into every aggregate that used it (four to six
---   evaluations per row). Rows with nothing in the range are left out of source_users: no kind counts them.
+-- * The day tests (`daterange @> any(days)`) run once per row behind an OFFSET 0 fence: pulled up, each test
+--   was substituted into the filter and into every aggregate that used it (four to six evaluations per
+--   row). Rows with nothing in the range are left out of source_users: no kind counts them.
 --
 -- * One aggregate per user and source (arm_users) gives both the uncontrolled campaigns' arms and whether
 --   the user met several arms, instead of two (several_arm_users' and campaign_arms' own); the finding
 --   groups' exposed users are joined to the few users in several arms only, by integer keys.
 --
 -- * No plan hinges on a row estimate: joins hashed (nested loops and merge joins off), aggregates hashed
---   (enable_sort off, as 0053; the ranks over the groups and count(distinct) still sort, a few thousand
---   rows or the acting users), the uncontrolled sources an `= any(array(...))`, CTEs read twice
---   materialized. jit off.
+--   (enable_sort off; the ranks over the groups and count(distinct) still sort, a few thousand rows or the
+--   acting users), the uncontrolled sources an `= any(array(...))`, CTEs read twice materialized. jit off.
 --
--- * Measured in psql on the bench database (jit off, work_mem 64MB), 0050's body as a pg_temp function run
---   alternately with this one; the machine was shared and loaded throughout (load average 4–13 on 2 cores),
---   so the backend's CPU time (utime + stime from /proc) is given with the wall time. All campaigns (301
---   rows, the same md5 of the ordered rows in every run): at load 6.5–6.9, 339 s wall and 96 s CPU before,
---   180 s wall and 76 s CPU after; earlier, at load 9.7–11.7 with test suites running beside, 295 and 479 s
---   before, 301 and 392 s after (wall only; too noisy to compare). c38 (the largest campaign, 137 k state
---   rows, 0 findings) at load 3.8: 3.9 / 4.3 s wall and 2.0 / 2.1 s CPU before, 3.3 / 3.5 s wall and
---   1.6 / 1.7 s CPU after. cardinal.anomalies before and after the migration: the same rows (md5) for c38,
---   c10 (20 rows) and c17 with test events over 2026-11-10..16 (4 rows). `cardinal migrate` applied it in
---   0.19 s (a function body; nothing to backfill). So this is a fifth less work, not the step the goal needs:
---   every state row is still hashed by user twice (source_users and arm_users, 4.1 M groups each, about
---   180 MB spilled in 21 batches each at 64 MB), and the acting users' rows once more.
+-- * Measured in psql on the bench database (jit off, work_mem 64MB) against the text-keyed body, run
+--   alternately as pg_temp functions on a shared machine (load average 4–13 on 2 cores), so the backend's
+--   CPU time (utime + stime from /proc) is given with the wall time. All campaigns (301 rows, the same md5 of
+--   the ordered rows in every run), at load 6.5–6.9: 339 s wall and 96 s CPU with texts, 180 s wall and 76 s
+--   CPU with integer keys. c38 (the largest campaign, 137 k state rows, 0 findings) at load 3.8: 3.9 / 4.3 s
+--   wall and 2.0 / 2.1 s CPU with texts, 3.3 / 3.5 s wall and 1.6 / 1.7 s CPU with keys. anomalies gave the
+--   same rows (md5) both ways for c38, c10 (20 rows) and c17 with test events over 2026-11-10..16 (4 rows).
+--   A fifth less work, no more: every state row is still hashed by user twice (source_users and arm_users,
+--   4.1 M groups each, about 180 MB spilled in 21 batches each at 64 MB), and the acting users' rows once
+--   more.
 --
--- * Not done: the counts that would stop reading every state row (0025's day pairs per finding group and
---   per source × arm, kept by statement triggers with transition tables on report_user_state, pending
---   events adjusted as report_pending_row_day_users does). They need a per-user table of each user's days
---   per finding group (a union over the user's variants and test flag, with the groups holding each day, so
---   that a deletion knows whether a day leaves the user), twice (test events left out and included);
---   users_in_several_arms is not a sum of per-user counts at all (a user's arms over the whole campaign),
---   so it would also need the users who ever met two arms kept apart and only their rows read. The kinds
---   that compare times (click/dismissal without impression, control_interaction) keep reading the acting
---   users' rows.
---
--- * Rows, arguments and return types are 0033's: only the body changes.
+-- * Why test events still read every state row: the counts that avoid it (day pairs per finding group and
+--   per source × arm, kept by statement triggers with transition tables on report_user_state, pending events
+--   adjusted as report_pending_row_day_users does) need a per-user table of each user's days per finding
+--   group (a union over the user's variants and test flag, with the groups holding each day, so that a
+--   deletion knows whether a day leaves the user); they are kept without test events only
+--   (exposure_anomalies_from_counts), and keeping them with test events would double them.
+--   users_in_several_arms is not a sum of per-user counts at all (a user's arms over the whole campaign), so
+--   it needs the users who ever met two arms kept apart and only their rows read. The kinds that compare
+--   times (click/dismissal without impression, control_interaction) read the acting users' rows.
 create or replace function cardinal.exposure_anomalies_from_user_state(
     app          text,
     from_date    date,
@@ -1031,19 +1305,20 @@ create or replace function cardinal.exposure_anomalies_from_user_state(
     )
     language sql
     stable
-    -- Hash joins whatever the row estimates (0040, 0046, 0050): a merge join chosen on a 1-row estimate may
-    -- merge on one key and filter the rest (quadratic). jit off.
+    -- Hash joins whatever the row estimates: a merge join chosen on a 1-row estimate may merge on one key
+    -- and filter the rest (quadratic). jit off.
     set enable_nestloop = off
     set enable_mergejoin = off
-    -- Users are made distinct by hashing whatever their estimated number (0053): a sort of every state row
-    -- by user is what the integer keys make cheaper to hash.
+    -- Users are made distinct by hashing whatever their estimated number: a sort of every state row by user
+    -- costs more than hashing the integer keys.
     set enable_sort = off
     set jit = off
 as $function$
     with target as materialized (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(exposure_anomalies_from_user_state.from_date, exposure_anomalies_from_user_state.to_date)
+        where cardinal.check_report_range(exposure_anomalies_from_user_state.from_date,
+                                          exposure_anomalies_from_user_state.to_date)
           and (exposure_anomalies_from_user_state.app is null or a.name = exposure_anomalies_from_user_state.app)
     ),
     -- The events not folded yet, as state rows of the selected sources (report_user_facts_of's pending part),
@@ -1057,8 +1332,10 @@ as $function$
         from cardinal.report_pending_user_facts as p
         join target as t on t.app_id = p.app_id
         where (p.campaign_id is not null or p.canvas_id is not null)
-          and (exposure_anomalies_from_user_state.campaign is null or p.campaign_id = exposure_anomalies_from_user_state.campaign)
-          and (exposure_anomalies_from_user_state.canvas is null or p.canvas_id = exposure_anomalies_from_user_state.canvas)
+          and (exposure_anomalies_from_user_state.campaign is null
+               or p.campaign_id = exposure_anomalies_from_user_state.campaign)
+          and (exposure_anomalies_from_user_state.canvas is null
+               or p.canvas_id = exposure_anomalies_from_user_state.canvas)
     ),
     -- The selected sources' report groups, folded and pending, each with small integer keys: its finding
     -- group (the report group without variant and test flag), its source (campaign or canvas), its step
@@ -1084,8 +1361,10 @@ as $function$
                    g.platform, g.sdk_version, g.app_version, g.test
             from cardinal.report_groups as g
             where (g.campaign_id is not null or g.canvas_id is not null)
-              and (exposure_anomalies_from_user_state.campaign is null or g.campaign_id = exposure_anomalies_from_user_state.campaign)
-              and (exposure_anomalies_from_user_state.canvas is null or g.canvas_id = exposure_anomalies_from_user_state.canvas)
+              and (exposure_anomalies_from_user_state.campaign is null
+                   or g.campaign_id = exposure_anomalies_from_user_state.campaign)
+              and (exposure_anomalies_from_user_state.canvas is null
+                   or g.canvas_id = exposure_anomalies_from_user_state.canvas)
             union all
             select distinct p.group_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id,
                    p.channel, p.platform, p.sdk_version, p.app_version, p.test
@@ -1100,7 +1379,7 @@ as $function$
         from groups
     ),
     -- report_user_facts' rows of the selected sources, by group id: every folded row (a sequential scan), or
-    -- one source's by its groups (0042's index condition), and the pending rows. Not materialized: each
+    -- one source's by its groups (an index condition), and the pending rows. Not materialized: each
     -- reader below takes the columns it needs (the day sets, or the times of a few users).
     facts as not materialized (
         select u.group_id, u.user_key, u.impression_days, u.dismissal_days, u.send_days,
@@ -1113,7 +1392,8 @@ as $function$
                u.control_impression_days, u.control_send_days, u.first_impression_at,
                u.first_control_impression_at, u.first_control_send_at, u.click_times, u.dismissal_times
         from cardinal.report_user_state as u
-        where (exposure_anomalies_from_user_state.campaign is not null or exposure_anomalies_from_user_state.canvas is not null)
+        where (exposure_anomalies_from_user_state.campaign is not null
+               or exposure_anomalies_from_user_state.canvas is not null)
           and u.group_id = any(array(select g.group_id from groups as g where g.group_id > 0))
         union all
         select p.group_id, p.user_key, p.impression_days, p.dismissal_days, p.send_days,
@@ -1149,10 +1429,12 @@ as $function$
     step_exposures as materialized (
         select g.source_id, f.user_key, g.step_id,
                min(f.first_impression_at) filter (
-                   where f.first_impression_at < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC'
+                   where f.first_impression_at
+                         < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC'
                ) as first_impression,
                bool_or(least(f.first_control_impression_at, f.first_control_send_at)
-                       < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC') as control_exposure
+                       < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC')
+                   as control_exposure
         from facts as f
         join groups as g on g.group_id = f.group_id
         join acting_users as a on a.source_id = g.source_id and a.user_key = f.user_key
@@ -1203,7 +1485,8 @@ as $function$
                 from facts as f
                 join groups as g on g.group_id = f.group_id
                 cross join lateral (
-                    select daterange(exposure_anomalies_from_user_state.from_date, exposure_anomalies_from_user_state.to_date, '[]') as days
+                    select daterange(exposure_anomalies_from_user_state.from_date,
+                                     exposure_anomalies_from_user_state.to_date, '[]') as days
                 ) as range
                 where exposure_anomalies_from_user_state.include_test or not g.test
                 -- A fence: each row's tests run once, not once per reference to them below (the planner
@@ -1270,24 +1553,14 @@ as $function$
         group by u.source_id
     ),
     control_campaigns as (
-        select c.*, share.control_share,
-               case when share.control_share < 1
-                    then share.control_share / (1 - share.control_share) end as control_per_variant_user
+        select c.*, share.control_share, share.control_per_variant_user
         from campaign_arms as c
         join (select distinct source_id, app_id, campaign_id from groups) as source
             on source.source_id = c.source_id
         left join cardinal.campaign_settings as s
             on s.app_id = source.app_id and s.campaign_id = source.campaign_id
-        cross join lateral (
-            select case
-                       when s.expected_split ? 'control'
-                           then (s.expected_split ->> 'control')::double precision
-                                / (select sum(w.value::double precision) from jsonb_each_text(s.expected_split) as w)
-                       when c.send_users > 0
-                           then c.control_send_users::double precision / c.send_users
-                   end as control_share
-        ) as share
-        where c.control_send_users > 0 or coalesce(s.expected_split ? 'control', false)
+        cross join lateral cardinal.expected_control_share(s.expected_split, c.control_send_users, c.send_users)
+            as share
     ),
     control_impressions_missing as (
         select g.finding_id, g.variant_users, c.control_send_users, c.control_share, c.control_impression_users,
@@ -1313,28 +1586,13 @@ as $function$
             ) as i
             join findings as n on n.finding_id = i.finding_id
             union all
-            select t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
-                   raw.sdk_version, raw.app_version, 0, 0, count(*)
-            from target as t
-            join cardinal.rejected_events as r on r.app_id = t.app_id
-            cross join lateral (
-                select j ->> 'campaign_id' as campaign_id, j ->> 'canvas_id' as canvas_id,
-                       j ->> 'canvas_step_id' as canvas_step_id, j ->> 'channel' as channel,
-                       j ->> 'platform' as platform, j ->> 'sdk_version' as sdk_version,
-                       j ->> 'app_version' as app_version, coalesce(j ->> 'test', 'false') = 'true' as test
-                from (select cardinal.try_jsonb(r.raw) as j) as parsed
-            ) as raw
-            left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
-            where r.code = 'control_interaction'
-              and r.received_at >= (exposure_anomalies_from_user_state.from_date - 1)::timestamp at time zone 'UTC'
-              and r.received_at < (exposure_anomalies_from_user_state.to_date + 2)::timestamp at time zone 'UTC'
-              and (r.received_at at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
-                  between exposure_anomalies_from_user_state.from_date and exposure_anomalies_from_user_state.to_date
-              and (exposure_anomalies_from_user_state.campaign is null or raw.campaign_id = exposure_anomalies_from_user_state.campaign)
-              and (exposure_anomalies_from_user_state.canvas is null or raw.canvas_id = exposure_anomalies_from_user_state.canvas)
-              and (exposure_anomalies_from_user_state.include_test or not raw.test)
-            group by t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
-                     raw.sdk_version, raw.app_version
+            select r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.channel, r.platform, r.sdk_version,
+                   r.app_version, 0, 0, r.rejected_events
+            from cardinal.control_interaction_rejections(
+                     exposure_anomalies_from_user_state.app, exposure_anomalies_from_user_state.from_date,
+                     exposure_anomalies_from_user_state.to_date, exposure_anomalies_from_user_state.include_test,
+                     exposure_anomalies_from_user_state.campaign, exposure_anomalies_from_user_state.canvas
+                 ) as r
         ) as both_sources
         group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version
     ),
@@ -1357,86 +1615,38 @@ as $function$
         group by s.finding_id
     )
 
-    select 'dismissals_exceed_impressions', 'critical',
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('unique_impressions', d.unique_impressions,
-                              'unique_dismissals', d.unique_dismissals),
-           'A custom UI logs dismissals but not the impressions of the same messages (the default UI logs both).'
-    from dismissals_exceed_impressions as d
-    join findings as n on n.finding_id = d.finding_id
-    where d.unique_dismissals > d.unique_impressions
-
+    -- Each kind's counts per finding group, made findings by exposure_anomaly_finding, which leaves out the
+    -- counts that make none.
+    select c.kind, f.severity, n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform,
+           n.sdk_version, n.app_version, f.evidence, f.likely_cause
+    from (
+        select d.finding_id, 'dismissals_exceed_impressions' as kind, to_jsonb(d) as counts
+        from dismissals_exceed_impressions as d
+        union all
+        select w.finding_id, w.type || '_without_impression', to_jsonb(w)
+        from without_impression as w
+        union all
+        select m.finding_id, 'control_impressions_missing', to_jsonb(m)
+        from control_impressions_missing as m
+        union all
+        select a.finding_id, 'users_in_several_arms', to_jsonb(a)
+        from users_in_several_arms as a
+    ) as c
+    join findings as n on n.finding_id = c.finding_id
+    cross join lateral cardinal.exposure_anomaly_finding(c.kind, c.counts) as f
     union all
-    select case w.type when 'click' then 'click_without_impression' else 'dismissal_without_impression' end,
-           cardinal.anomaly_severity(w.users_without_impression::double precision / w.users),
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('users_without_impression', w.users_without_impression,
-                              'users', w.users,
-                              'share', w.users_without_impression::double precision / w.users,
-                              'events_without_impression', w.events_without_impression,
-                              'events', w.events),
-           case w.type
-               when 'click' then 'A custom UI logs clicks without logging the message''s impression first '
-                                 '(or logs it only after the click).'
-               else 'A custom UI logs dismissals of messages whose impression it never logged (or logs it only '
-                    'after the dismissal).'
-           end
-    from without_impression as w
-    join findings as n on n.finding_id = w.finding_id
-    where w.users_without_impression > 0
-
-    union all
-    select 'control_impressions_missing',
-           case when m.control_impression_users = 0 then 'critical' else 'warning' end,
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('variant_impression_users', m.variant_users,
-                              'control_impression_users', 0,
-                              'expected_control_impression_users', m.expected_group,
-                              'campaign_control_impression_users', m.control_impression_users,
-                              'campaign_control_send_users', m.control_send_users,
-                              'expected_control_share', m.control_share),
-           'The custom UI filters control messages out instead of logging a control impression when the user '
-           'would have seen the message.'
-    from control_impressions_missing as m
-    join findings as n on n.finding_id = m.finding_id
-    where (m.control_impression_users = 0 and coalesce(m.expected_campaign >= 8, true))
-       or coalesce(m.expected_group >= 8, true)
-
-    union all
-    select 'control_interaction',
-           case when stored_events > 0 then 'critical' else 'warning' end,
-           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
-           jsonb_build_object('stored_events', stored_events,
-                              'stored_users', stored_users,
-                              'rejected_events', rejected_events),
-           'The app shows the message to control-group users, or logs clicks or dismissals for control messages '
-           'it should only have counted as control impressions.'
-    from control_interaction
-
-    union all
-    select 'users_in_several_arms',
-           cardinal.anomaly_severity(a.users::double precision / a.exposed_users),
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('users', a.users,
-                              'exposed_users', a.exposed_users,
-                              'share', a.users::double precision / a.exposed_users),
-           'Users are assigned to more than one arm: the variant changes between sends or devices, or the UI '
-           'logs another variant (or control) than the one it shows.'
-    from users_in_several_arms as a
-    join findings as n on n.finding_id = a.finding_id
-    where a.users > 0;
+    select 'control_interaction', f.severity, i.app_name, i.campaign_id, i.canvas_id, i.canvas_step_id, i.channel,
+           i.platform, i.sdk_version, i.app_version, f.evidence, f.likely_cause
+    from control_interaction as i
+    cross join lateral cardinal.exposure_anomaly_finding('control_interaction', to_jsonb(i)) as f;
 $function$;
 alter function cardinal.exposure_anomalies_from_user_state(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.exposure_anomalies_from_user_state(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.exposure_anomalies_from_user_state(text, date, date, boolean, text, text) is
-    'The kinds of 0011 and 0017 from the per-user report state, by campaign or canvas step (0033, 0057''s body): '
-    'what anomalies runs with test events, whose users report_finding_day_users does not count; without them '
-    'exposure_anomalies_from_counts (0069). Same arguments and rows as exposure_anomalies_from_counts, '
-    'include_test added.';
+    'The kinds of exposure_anomalies from the per-user report state, by campaign or canvas step: what '
+    'anomalies runs with test events, whose users report_finding_day_users does not count; without them '
+    'exposure_anomalies_from_counts. Same arguments and rows as exposure_anomalies_from_counts, include_test '
+    'added.';
 
 
 -- One finding group's session rows of the range, by report_session_state's primary key.
@@ -1463,10 +1673,13 @@ alter function cardinal.report_session_rows_of(bigint[], date, date) owner to ca
 grant execute on function cardinal.report_session_rows_of(bigint[], date, date) to cardinal_reader;
 comment on function cardinal.report_session_rows_of(bigint[], date, date) is
     'The report_session_state rows of the report groups group_ids on the report days from_date..to_date '
-    '(the group''s columns left out), read by the primary key whatever the planner estimates (0056).';
+    '(the group''s columns left out), read by the primary key whatever the planner estimates.';
 
 
--- 0069's report, which reads the clicks and dismissals from the counts.
+-- The exposure kinds without test events from the counts kept beside the report state (the day pairs of
+-- report_finding_day_users, report_source_day_users and report_interaction_day_*, report_several_arm_users),
+-- so that no kind reads every state row: only the users the counts leave out, and the pending events' users,
+-- are judged from their rows.
 create or replace function cardinal.exposure_anomalies_from_counts(
     app          text,
     from_date    date,
@@ -1490,19 +1703,20 @@ create or replace function cardinal.exposure_anomalies_from_counts(
     )
     language sql
     stable
-    -- Hash joins whatever the row estimates (0040, 0046, 0050): a merge join chosen on a 1-row estimate may
-    -- merge on one key and filter the rest (quadratic). jit off.
+    -- Hash joins whatever the row estimates: a merge join chosen on a 1-row estimate may merge on one key
+    -- and filter the rest (quadratic). jit off.
     set enable_nestloop = off
     set enable_mergejoin = off
-    -- Users are made distinct by hashing whatever their estimated number (0053): a sort of every state row
-    -- by user is what the integer keys make cheaper to hash.
+    -- Users are made distinct by hashing whatever their estimated number: a sort of every state row by user
+    -- costs more than hashing the integer keys.
     set enable_sort = off
     set jit = off
 as $function$
     with target as materialized (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where cardinal.check_report_range(exposure_anomalies_from_counts.from_date, exposure_anomalies_from_counts.to_date)
+        where cardinal.check_report_range(exposure_anomalies_from_counts.from_date,
+                                          exposure_anomalies_from_counts.to_date)
           and (exposure_anomalies_from_counts.app is null or a.name = exposure_anomalies_from_counts.app)
     ),
     -- The events not folded yet, as state rows of the selected sources (report_user_facts_of's pending part),
@@ -1516,7 +1730,8 @@ as $function$
         from cardinal.report_pending_user_facts as p
         join target as t on t.app_id = p.app_id
         where (p.campaign_id is not null or p.canvas_id is not null)
-          and (exposure_anomalies_from_counts.campaign is null or p.campaign_id = exposure_anomalies_from_counts.campaign)
+          and (exposure_anomalies_from_counts.campaign is null
+               or p.campaign_id = exposure_anomalies_from_counts.campaign)
           and (exposure_anomalies_from_counts.canvas is null or p.canvas_id = exposure_anomalies_from_counts.canvas)
     ),
     -- The selected sources' report groups, folded and pending, each with small integer keys: its finding
@@ -1543,14 +1758,15 @@ as $function$
                    g.platform, g.sdk_version, g.app_version, g.test, g.finding_id as finding_key
             from cardinal.report_groups as g
             where (g.campaign_id is not null or g.canvas_id is not null)
-              and (exposure_anomalies_from_counts.campaign is null or g.campaign_id = exposure_anomalies_from_counts.campaign)
+              and (exposure_anomalies_from_counts.campaign is null
+                   or g.campaign_id = exposure_anomalies_from_counts.campaign)
               and (exposure_anomalies_from_counts.canvas is null or g.canvas_id = exposure_anomalies_from_counts.canvas)
             union all
             select distinct p.group_id, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id,
                    p.channel, p.platform, p.sdk_version, p.app_version, p.test, f.finding_id
             from pending as p
             -- A pending group's finding group is in report_findings when a folded group shares it ('' for NULL:
-            -- 0005's CHECKs keep every key column non-empty, so the join is an equality and hashed).
+            -- the tables' CHECKs keep every key column non-empty, so the join is an equality and hashed).
             left join cardinal.report_findings as f
                 on f.app_id = p.app_id and coalesce(f.campaign_id, '') = coalesce(p.campaign_id, '')
                and coalesce(f.canvas_id, '') = coalesce(p.canvas_id, '')
@@ -1573,7 +1789,7 @@ as $function$
                coalesce(g.canvas_id, '') as canvas_key
         from groups as g
     ),
-    -- The users whose clicks and dismissals are judged from their rows for the range (0071): those exposed to
+    -- The users whose clicks and dismissals are judged from their rows for the range: those exposed to
     -- control who act (report_control_acting_users; the counts leave them out), and those with pending events
     -- in a selected source, which may re-judge their folded interactions or expose them to control.
     apart_users as materialized (
@@ -1582,7 +1798,8 @@ as $function$
         join sources as o
             on o.app_id = s.app_id and o.campaign_key = s.campaign_id and o.canvas_key = s.canvas_id
         where s.app_id = any(array(select t.app_id from target as t))
-          and (exposure_anomalies_from_counts.campaign is null or s.campaign_id = exposure_anomalies_from_counts.campaign)
+          and (exposure_anomalies_from_counts.campaign is null
+               or s.campaign_id = exposure_anomalies_from_counts.campaign)
           and (exposure_anomalies_from_counts.canvas is null or s.canvas_id = exposure_anomalies_from_counts.canvas)
         union
         select g.source_id, p.user_key
@@ -1628,7 +1845,8 @@ as $function$
     step_exposures as materialized (
         select r.source_id, r.user_key, r.step_id,
                min(r.first_impression_at) filter (
-                   where r.first_impression_at < (exposure_anomalies_from_counts.to_date + 2)::timestamp at time zone 'UTC'
+                   where r.first_impression_at
+                         < (exposure_anomalies_from_counts.to_date + 2)::timestamp at time zone 'UTC'
                ) as first_impression,
                bool_or(least(r.first_control_impression_at, r.first_control_send_at)
                        < (exposure_anomalies_from_counts.to_date + 2)::timestamp at time zone 'UTC') as control_exposure
@@ -1671,7 +1889,7 @@ as $function$
         where not r.test and not r.control_exposed and r.channel in ('content_card', 'in_app_message', 'banner')
           and x.day between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
     ),
-    -- The counted users per finding group and kind in the range (0025's day pairs), and the counted events.
+    -- The counted users per finding group and kind in the range (day pairs), and the counted events.
     counted_interaction_users as materialized (
         select c.finding_id as finding_key, c.kind, sum(c.users) as users
         from cardinal.report_interaction_day_users as c
@@ -1693,7 +1911,7 @@ as $function$
 
 
     -- The distinct users per finding group and kind of day in the range (report_finding_kind_days), of the
-    -- non-test groups: the folded state's day pairs (0025) plus the pending users who have the kind in the range
+    -- non-test groups: the folded state's day pairs plus the pending users who have the kind in the range
     -- and no folded day of it there.
     folded_counts as materialized (
         select c.finding_id as finding_key, c.kind, sum(c.users) as users
@@ -1853,24 +2071,14 @@ as $function$
         group by c.source_id
     ),
     control_campaigns as (
-        select c.*, share.control_share,
-               case when share.control_share < 1
-                    then share.control_share / (1 - share.control_share) end as control_per_variant_user
+        select c.*, share.control_share, share.control_per_variant_user
         from campaign_arms as c
         join (select distinct source_id, app_id, campaign_id from groups) as source
             on source.source_id = c.source_id
         left join cardinal.campaign_settings as s
             on s.app_id = source.app_id and s.campaign_id = source.campaign_id
-        cross join lateral (
-            select case
-                       when s.expected_split ? 'control'
-                           then (s.expected_split ->> 'control')::double precision
-                                / (select sum(w.value::double precision) from jsonb_each_text(s.expected_split) as w)
-                       when c.send_users > 0
-                           then c.control_send_users::double precision / c.send_users
-                   end as control_share
-        ) as share
-        where c.control_send_users > 0 or coalesce(s.expected_split ? 'control', false)
+        cross join lateral cardinal.expected_control_share(s.expected_split, c.control_send_users, c.send_users)
+            as share
     ),
     control_impressions_missing as (
         select g.finding_id, g.variant_users, c.control_send_users, c.control_share, c.control_impression_users,
@@ -1896,33 +2104,16 @@ as $function$
             ) as i
             join findings as n on n.finding_id = i.finding_id
             union all
-            select t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
-                   raw.sdk_version, raw.app_version, 0, 0, count(*)
-            from target as t
-            join cardinal.rejected_events as r on r.app_id = t.app_id
-            cross join lateral (
-                select j ->> 'campaign_id' as campaign_id, j ->> 'canvas_id' as canvas_id,
-                       j ->> 'canvas_step_id' as canvas_step_id, j ->> 'channel' as channel,
-                       j ->> 'platform' as platform, j ->> 'sdk_version' as sdk_version,
-                       j ->> 'app_version' as app_version, coalesce(j ->> 'test', 'false') = 'true' as test
-                from (select cardinal.try_jsonb(r.raw) as j) as parsed
-            ) as raw
-            left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
-            where r.code = 'control_interaction'
-              and r.received_at >= (exposure_anomalies_from_counts.from_date - 1)::timestamp at time zone 'UTC'
-              and r.received_at < (exposure_anomalies_from_counts.to_date + 2)::timestamp at time zone 'UTC'
-              and (r.received_at at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
-                  between exposure_anomalies_from_counts.from_date and exposure_anomalies_from_counts.to_date
-              and (exposure_anomalies_from_counts.campaign is null or raw.campaign_id = exposure_anomalies_from_counts.campaign)
-              and (exposure_anomalies_from_counts.canvas is null or raw.canvas_id = exposure_anomalies_from_counts.canvas)
-              and not raw.test
-            group by t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
-                     raw.sdk_version, raw.app_version
+            select r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.channel, r.platform, r.sdk_version,
+                   r.app_version, 0, 0, r.rejected_events
+            from cardinal.control_interaction_rejections(
+                     exposure_anomalies_from_counts.app, exposure_anomalies_from_counts.from_date,
+                     exposure_anomalies_from_counts.to_date, false,
+                     exposure_anomalies_from_counts.campaign, exposure_anomalies_from_counts.canvas
+                 ) as r
         ) as both_sources
         group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version
     ),
-
-    -- The users who met several arms in the range over the whole campaign or canvas: a few hundred, which
 
     -- The users who may have met several arms in the range: those whose folded rows of the source ever did
     -- (report_several_arm_users) and the pending events' exposed users. Their non-test rows of the source give
@@ -1933,7 +2124,8 @@ as $function$
         join sources as o
             on o.app_id = s.app_id and o.campaign_key = s.campaign_id and o.canvas_key = s.canvas_id
         where s.app_id = any(array(select t.app_id from target as t))
-          and (exposure_anomalies_from_counts.campaign is null or s.campaign_id = exposure_anomalies_from_counts.campaign)
+          and (exposure_anomalies_from_counts.campaign is null
+               or s.campaign_id = exposure_anomalies_from_counts.campaign)
           and (exposure_anomalies_from_counts.canvas is null or s.canvas_id = exposure_anomalies_from_counts.canvas)
         union
         select g.source_id, p.user_key
@@ -1992,92 +2184,44 @@ as $function$
     )
 
 
-    select 'dismissals_exceed_impressions', 'critical',
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('unique_impressions', d.unique_impressions,
-                              'unique_dismissals', d.unique_dismissals),
-           'A custom UI logs dismissals but not the impressions of the same messages (the default UI logs both).'
-    from dismissals_exceed_impressions as d
-    join findings as n on n.finding_id = d.finding_id
-    where d.unique_dismissals > d.unique_impressions
-
+    -- Each kind's counts per finding group, made findings by exposure_anomaly_finding, which leaves out the
+    -- counts that make none.
+    select c.kind, f.severity, n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform,
+           n.sdk_version, n.app_version, f.evidence, f.likely_cause
+    from (
+        select d.finding_id, 'dismissals_exceed_impressions' as kind, to_jsonb(d) as counts
+        from dismissals_exceed_impressions as d
+        union all
+        select w.finding_id, w.type || '_without_impression', to_jsonb(w)
+        from without_impression as w
+        union all
+        select m.finding_id, 'control_impressions_missing', to_jsonb(m)
+        from control_impressions_missing as m
+        union all
+        select a.finding_id, 'users_in_several_arms', to_jsonb(a)
+        from users_in_several_arms as a
+    ) as c
+    join findings as n on n.finding_id = c.finding_id
+    cross join lateral cardinal.exposure_anomaly_finding(c.kind, c.counts) as f
     union all
-    select case w.type when 'click' then 'click_without_impression' else 'dismissal_without_impression' end,
-           cardinal.anomaly_severity(w.users_without_impression::double precision / w.users),
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('users_without_impression', w.users_without_impression,
-                              'users', w.users,
-                              'share', w.users_without_impression::double precision / w.users,
-                              'events_without_impression', w.events_without_impression,
-                              'events', w.events),
-           case w.type
-               when 'click' then 'A custom UI logs clicks without logging the message''s impression first '
-                                 '(or logs it only after the click).'
-               else 'A custom UI logs dismissals of messages whose impression it never logged (or logs it only '
-                    'after the dismissal).'
-           end
-    from without_impression as w
-    join findings as n on n.finding_id = w.finding_id
-    where w.users_without_impression > 0
-
-    union all
-    select 'control_impressions_missing',
-           case when m.control_impression_users = 0 then 'critical' else 'warning' end,
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('variant_impression_users', m.variant_users,
-                              'control_impression_users', 0,
-                              'expected_control_impression_users', m.expected_group,
-                              'campaign_control_impression_users', m.control_impression_users,
-                              'campaign_control_send_users', m.control_send_users,
-                              'expected_control_share', m.control_share),
-           'The custom UI filters control messages out instead of logging a control impression when the user '
-           'would have seen the message.'
-    from control_impressions_missing as m
-    join findings as n on n.finding_id = m.finding_id
-    where (m.control_impression_users = 0 and coalesce(m.expected_campaign >= 8, true))
-       or coalesce(m.expected_group >= 8, true)
-
-    union all
-    select 'control_interaction',
-           case when stored_events > 0 then 'critical' else 'warning' end,
-           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
-           jsonb_build_object('stored_events', stored_events,
-                              'stored_users', stored_users,
-                              'rejected_events', rejected_events),
-           'The app shows the message to control-group users, or logs clicks or dismissals for control messages '
-           'it should only have counted as control impressions.'
-    from control_interaction
-
-    union all
-    select 'users_in_several_arms',
-           cardinal.anomaly_severity(a.users::double precision / a.exposed_users),
-           n.app_name, n.campaign_id, n.canvas_id, n.canvas_step_id, n.channel, n.platform, n.sdk_version,
-           n.app_version,
-           jsonb_build_object('users', a.users,
-                              'exposed_users', a.exposed_users,
-                              'share', a.users::double precision / a.exposed_users),
-           'Users are assigned to more than one arm: the variant changes between sends or devices, or the UI '
-           'logs another variant (or control) than the one it shows.'
-    from users_in_several_arms as a
-    join findings as n on n.finding_id = a.finding_id
-    where a.users > 0;
+    select 'control_interaction', f.severity, i.app_name, i.campaign_id, i.canvas_id, i.canvas_step_id, i.channel,
+           i.platform, i.sdk_version, i.app_version, f.evidence, f.likely_cause
+    from control_interaction as i
+    cross join lateral cardinal.exposure_anomaly_finding('control_interaction', to_jsonb(i)) as f;
 $function$;
 alter function cardinal.exposure_anomalies_from_counts(text, date, date, text, text) owner to cardinal_owner;
 grant execute on function cardinal.exposure_anomalies_from_counts(text, date, date, text, text) to cardinal_reader;
 comment on function cardinal.exposure_anomalies_from_counts(text, date, date, text, text) is
-    'The kinds of 0011 and 0017 without test events, by campaign or canvas step (0033): the distinct users of '
+    'The kinds of exposure_anomalies without test events, by campaign or canvas step: the distinct users of '
     'each finding group from report_finding_day_users'' day pairs, the users of several arms from '
     'report_several_arm_users'' users'' rows, the campaign arms of control_impressions_missing from the rows '
-    'of the campaigns it may name (0069), clicks and dismissals from report_interaction_day_users and '
+    'of the campaigns it may name, clicks and dismissals from report_interaction_day_users and '
     'report_interaction_day_events, with the users exposed to control who act and the pending events'' users '
-    'judged from their rows (0071), plus the pending events. Rows as exposure_anomalies_from_user_state''s.';
+    'judged from their rows, plus the pending events. Rows as exposure_anomalies_from_user_state''s.';
 
 
--- The findings about who was exposed to what: the kinds of 0011 and 0017, from the report state (0069's counts)
--- without test events, from the per-user state (0057's body) with them.
+-- The findings about who was exposed to what, from the report state: from the counts beside it without test
+-- events, from the per-user state with them (the counts leave test events out).
 create or replace function cardinal.exposure_anomalies(
     app          text,
     from_date    date,
@@ -2111,9 +2255,9 @@ as $function$
     where not exposure_anomalies.include_test
     union all
     select *
-    from cardinal.exposure_anomalies_from_user_state(exposure_anomalies.app, exposure_anomalies.from_date, exposure_anomalies.to_date,
-                                    exposure_anomalies.include_test, exposure_anomalies.campaign,
-                                    exposure_anomalies.canvas)
+    from cardinal.exposure_anomalies_from_user_state(exposure_anomalies.app, exposure_anomalies.from_date,
+                                                     exposure_anomalies.to_date, exposure_anomalies.include_test,
+                                                     exposure_anomalies.campaign, exposure_anomalies.canvas)
     where exposure_anomalies.include_test;
 $function$;
 alter function cardinal.exposure_anomalies(text, date, date, boolean, text, text) owner to cardinal_owner;
@@ -2122,12 +2266,12 @@ comment on function cardinal.exposure_anomalies(text, date, date, boolean, text,
     'The half of cardinal.anomalies about who was exposed to what: dismissals_exceed_impressions, '
     'dismissal_without_impression, click_without_impression, control_impressions_missing (a campaign with a '
     'control arm whose group logs no control impressions), control_interaction and users_in_several_arms '
-    '(exposure_anomalies_from_counts, or exposure_anomalies_from_user_state with test events). The same arguments and columns as '
-    'cardinal.anomalies, and its rows of these kinds, unordered; it can run on a connection of its own beside '
-    'logging_anomalies, on the same snapshot (0083).';
+    '(exposure_anomalies_from_counts, or exposure_anomalies_from_user_state with test events). The same '
+    'arguments and columns as cardinal.anomalies, and its rows of these kinds, unordered; it can run on a '
+    'connection of its own beside logging_anomalies, on the same snapshot.';
 
 
--- The findings about what is logged: 0027's kinds, from the report state.
+-- The findings about what is logged, from the report state.
 create or replace function cardinal.logging_anomalies(
     app          text,
     from_date    date,
@@ -2154,15 +2298,15 @@ create or replace function cardinal.logging_anomalies(
     stable
 as $function$
     select *
-    from cardinal.logging_anomalies_from_source(logging_anomalies.app, logging_anomalies.from_date, logging_anomalies.to_date,
-                                       logging_anomalies.include_test, logging_anomalies.campaign,
-                                       logging_anomalies.canvas, true);
+    from cardinal.logging_anomalies_from_source(logging_anomalies.app, logging_anomalies.from_date,
+                                                logging_anomalies.to_date, logging_anomalies.include_test,
+                                                logging_anomalies.campaign, logging_anomalies.canvas, true);
 $function$;
 alter function cardinal.logging_anomalies(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.logging_anomalies(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.logging_anomalies(text, date, date, boolean, text, text) is
     'The half of cardinal.anomalies about what is logged: repeated_impressions, repeated_dismissals, '
     'push_opens_missing, logging_stopped and control_impressions_missing for a campaign with no control exposure '
-    'at all (logging_anomalies_from_source from the report state). The same arguments and columns as cardinal.anomalies, '
-    'and its rows of these kinds, unordered; it can run on a connection of its own beside exposure_anomalies, '
-    'on the same snapshot (0083).';
+    'at all (logging_anomalies_from_source from the report state). The same arguments and columns as '
+    'cardinal.anomalies, and its rows of these kinds, unordered; it can run on a connection of its own beside '
+    'exposure_anomalies, on the same snapshot.';

@@ -5,6 +5,9 @@
 
 
 
+-- unique_impressions from the raw events, for the property tests: the whole report or the breakdowns by day,
+-- platform, SDK or app version from unique_impressions_reference_unsplit, the part breakdowns from
+-- unique_impressions_by_part's raw-event side.
 create or replace function cardinal.unique_impressions_reference(
     app          text,
     from_date    date,
@@ -71,9 +74,9 @@ $function$;
 alter function cardinal.unique_impressions_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.unique_impressions_reference(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.unique_impressions_reference(text, date, date, boolean, text, text) is
-    'Reference implementation of unique_impressions over the raw events (0016''s and 0029''s, and 0031''s part '
-    'breakdowns): the same arguments and rows, computed without the report state. Slow on purpose; the '
-    'property tests compare both.';
+    'Reference implementation of unique_impressions over the raw events, the part breakdowns included: the '
+    'same arguments and rows, computed without the report state. Slow on purpose; the property tests compare '
+    'both.';
 
 
 -- The reference of control_arms over the raw events (identities merged by identified_events): the raw-event
@@ -276,29 +279,21 @@ create or replace function cardinal.anomalies_reference(
     language sql
     stable
 as $function$
-    select f.*
-    from (
-        select * from cardinal.exposure_anomalies_reference(
-            anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
-            anomalies_reference.include_test, anomalies_reference.campaign, anomalies_reference.canvas)
-        union all
-        select * from cardinal.logging_anomalies_from_source(
-            anomalies_reference.app, anomalies_reference.from_date, anomalies_reference.to_date,
-            anomalies_reference.include_test, anomalies_reference.campaign, anomalies_reference.canvas, false)
-    ) as f
-    order by case f.severity when 'critical' then 0 when 'warning' then 1 else 2 end,
-             f.kind, f.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.channel, f.platform,
-             f.sdk_version, f.app_version;
+    select *
+    from cardinal.anomalies_from_source(anomalies_reference.app, anomalies_reference.from_date,
+                                        anomalies_reference.to_date, anomalies_reference.include_test,
+                                        anomalies_reference.campaign, anomalies_reference.canvas, false);
 $function$;
 alter function cardinal.anomalies_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.anomalies_reference(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.anomalies_reference(text, date, date, boolean, text, text) is
-    'Reference implementation of anomalies over the raw events (exposure_anomalies_reference and '
-    'logging_anomalies_from_source reading identified_events): the same arguments and rows, computed without the '
-    'report state. Slow on large apps; for checking numbers and tests.';
+    'Reference implementation of anomalies over the raw events (anomalies_from_source from the raw events: '
+    'exposure_anomalies_reference and logging_anomalies_from_source reading identified_events): the same '
+    'arguments and rows, computed without the report state. Slow on large apps; for checking numbers and tests.';
 
 
--- The same from the raw events.
+-- push_opens from the raw events: push sends followed by a session start within the influenced-open window
+-- and no click of the same row.
 create or replace function cardinal.push_opens_reference(
     app          text,
     from_date    date,
@@ -322,14 +317,11 @@ create or replace function cardinal.push_opens_reference(
 as $function$
     with scoped as (
         select a.name as app_name, e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id,
-               case push_opens_reference.by
-                   when 'day' then to_char(local.day, 'YYYY-MM-DD')
-                   when 'platform' then e.platform
-                   when 'sdk_version' then e.sdk_version
-                   when 'app_version' then e.app_version
-               end as breakdown,
+               cardinal.report_breakdown(push_opens_reference.by, local.day, e.platform, e.sdk_version,
+                                         e.app_version) as breakdown,
                e.type, e.user_key, e.time,
-               cardinal.report_window_end(e.time, coalesce(s.influenced_open_window, interval '12 hours'), coalesce(s.report_time_zone, a.report_time_zone)) as window_end
+               cardinal.report_window_end(e.time, coalesce(s.influenced_open_window, interval '12 hours'),
+                                          coalesce(s.report_time_zone, a.report_time_zone)) as window_end
         from cardinal.apps as a
         join cardinal.identified_events as e on e.app_id = a.app_id
         left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
@@ -484,6 +476,10 @@ comment on function cardinal.campaign_conversions_reference(text, date, date, te
     'for checking numbers and tests.';
 
 
+-- exposure_anomalies from the raw events (identities merged: identified_events), for anomalies_reference: each
+-- kind counted by its definition over the events of the range, the look-back to the first impression and
+-- control exposure over each acting user's history; the counts become findings as in the state-backed bodies
+-- (exposure_anomaly_finding, control_interaction_rejections).
 create or replace function cardinal.exposure_anomalies_reference(
     app          text,
     from_date    date,
@@ -508,6 +504,9 @@ create or replace function cardinal.exposure_anomalies_reference(
     )
     language sql
     stable
+    -- The SET clause keeps the function from being inlined into anomalies_from_source, whose state-backed
+    -- calls then prune it without parsing its body: jit off as every report.
+    set jit = off
 as $function$
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone
@@ -617,21 +616,11 @@ as $function$
     ),
     -- Materialized, as impression_groups: the join below then meets two small sets computed once.
     control_campaigns as materialized (
-        select c.*, share.control_share,
-               case when share.control_share < 1
-                    then share.control_share / (1 - share.control_share) end as control_per_variant_user
+        select c.*, share.control_share, share.control_per_variant_user
         from campaign_arms as c
         left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
-        cross join lateral (
-            select case
-                       when s.expected_split ? 'control'
-                           then (s.expected_split ->> 'control')::double precision
-                                / (select sum(w.value::double precision) from jsonb_each_text(s.expected_split) as w)
-                       when c.send_users > 0
-                           then c.control_send_users::double precision / c.send_users
-                   end as control_share
-        ) as share
-        where c.control_send_users > 0 or coalesce(s.expected_split ? 'control', false)
+        cross join lateral cardinal.expected_control_share(s.expected_split, c.control_send_users, c.send_users)
+            as share
     ),
     impression_groups as materialized (
         select app_id, app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
@@ -668,28 +657,13 @@ as $function$
             group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version,
                      app_version
             union all
-            select t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
-                   raw.sdk_version, raw.app_version, 0, 0, count(*)
-            from target as t
-            join cardinal.rejected_events as r on r.app_id = t.app_id
-            cross join lateral (
-                select j ->> 'campaign_id' as campaign_id, j ->> 'canvas_id' as canvas_id,
-                       j ->> 'canvas_step_id' as canvas_step_id, j ->> 'channel' as channel,
-                       j ->> 'platform' as platform, j ->> 'sdk_version' as sdk_version,
-                       j ->> 'app_version' as app_version, coalesce(j ->> 'test', 'false') = 'true' as test
-                from (select cardinal.try_jsonb(r.raw) as j) as parsed
-            ) as raw
-            left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = raw.campaign_id
-            where r.code = 'control_interaction'
-              and r.received_at >= (exposure_anomalies_reference.from_date - 1)::timestamp at time zone 'UTC'
-              and r.received_at < (exposure_anomalies_reference.to_date + 2)::timestamp at time zone 'UTC'
-              and (r.received_at at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
-                  between exposure_anomalies_reference.from_date and exposure_anomalies_reference.to_date
-              and (exposure_anomalies_reference.campaign is null or raw.campaign_id = exposure_anomalies_reference.campaign)
-              and (exposure_anomalies_reference.canvas is null or raw.canvas_id = exposure_anomalies_reference.canvas)
-              and (exposure_anomalies_reference.include_test or not raw.test)
-            group by t.app_name, raw.campaign_id, raw.canvas_id, raw.canvas_step_id, raw.channel, raw.platform,
-                     raw.sdk_version, raw.app_version
+            select r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.channel, r.platform, r.sdk_version,
+                   r.app_version, 0, 0, r.rejected_events
+            from cardinal.control_interaction_rejections(
+                     exposure_anomalies_reference.app, exposure_anomalies_reference.from_date,
+                     exposure_anomalies_reference.to_date, exposure_anomalies_reference.include_test,
+                     exposure_anomalies_reference.campaign, exposure_anomalies_reference.canvas
+                 ) as r
         ) as both_sources
         group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version
     ),
@@ -717,80 +691,38 @@ as $function$
         group by app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version
     )
 
-    select 'dismissals_exceed_impressions', 'critical',
-           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
-           jsonb_build_object('unique_impressions', unique_impressions,
-                              'unique_dismissals', unique_dismissals),
-           'A custom UI logs dismissals but not the impressions of the same messages (the default UI logs both).'
-    from dismissals_exceed_impressions
-    where unique_dismissals > unique_impressions
-
-    union all
-    select case type when 'click' then 'click_without_impression' else 'dismissal_without_impression' end,
-           cardinal.anomaly_severity(users_without_impression::double precision / users),
-           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
-           jsonb_build_object('users_without_impression', users_without_impression,
-                              'users', users,
-                              'share', users_without_impression::double precision / users,
-                              'events_without_impression', events_without_impression,
-                              'events', events),
-           case type
-               when 'click' then 'A custom UI logs clicks without logging the message''s impression first '
-                                 '(or logs it only after the click).'
-               else 'A custom UI logs dismissals of messages whose impression it never logged (or logs it only '
-                    'after the dismissal).'
-           end
-    from without_impression
-    where users_without_impression > 0
-
-    union all
-    select 'control_impressions_missing',
-           case when control_impression_users = 0 then 'critical' else 'warning' end,
-           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
-           jsonb_build_object('variant_impression_users', variant_users,
-                              'control_impression_users', 0,
-                              'expected_control_impression_users', expected_group,
-                              'campaign_control_impression_users', control_impression_users,
-                              'campaign_control_send_users', control_send_users,
-                              'expected_control_share', control_share),
-           'The custom UI filters control messages out instead of logging a control impression when the user '
-           'would have seen the message.'
-    from control_impressions_missing
-    where (control_impression_users = 0 and coalesce(expected_campaign >= 8, true))
-       or coalesce(expected_group >= 8, true)
-
-    union all
-    select 'control_interaction',
-           case when stored_events > 0 then 'critical' else 'warning' end,
-           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
-           jsonb_build_object('stored_events', stored_events,
-                              'stored_users', stored_users,
-                              'rejected_events', rejected_events),
-           'The app shows the message to control-group users, or logs clicks or dismissals for control messages '
-           'it should only have counted as control impressions.'
-    from control_interaction
-
-    union all
-    select 'users_in_several_arms',
-           cardinal.anomaly_severity(users::double precision / exposed_users),
-           app_name, campaign_id, canvas_id, canvas_step_id, channel, platform, sdk_version, app_version,
-           jsonb_build_object('users', users,
-                              'exposed_users', exposed_users,
-                              'share', users::double precision / exposed_users),
-           'Users are assigned to more than one arm: the variant changes between sends or devices, or the UI '
-           'logs another variant (or control) than the one it shows.'
-    from users_in_several_arms
-    where users > 0;
+    -- Each kind's counts per finding group, made findings by exposure_anomaly_finding, which leaves out the
+    -- counts that make none.
+    select c.kind, f.severity, c.counts ->> 'app_name', c.counts ->> 'campaign_id', c.counts ->> 'canvas_id',
+           c.counts ->> 'canvas_step_id', c.counts ->> 'channel', c.counts ->> 'platform',
+           c.counts ->> 'sdk_version', c.counts ->> 'app_version', f.evidence, f.likely_cause
+    from (
+        select 'dismissals_exceed_impressions' as kind, to_jsonb(d) as counts
+        from dismissals_exceed_impressions as d
+        union all
+        select w.type || '_without_impression', to_jsonb(w)
+        from without_impression as w
+        union all
+        select 'control_impressions_missing', to_jsonb(m)
+        from control_impressions_missing as m
+        union all
+        select 'control_interaction', to_jsonb(i)
+        from control_interaction as i
+        union all
+        select 'users_in_several_arms', to_jsonb(a)
+        from users_in_several_arms as a
+    ) as c
+    cross join lateral cardinal.exposure_anomaly_finding(c.kind, c.counts) as f;
 $function$;
 alter function cardinal.exposure_anomalies_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.exposure_anomalies_reference(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.exposure_anomalies_reference(text, date, date, boolean, text, text) is
-    'exposure_anomalies_from_user_state computed from the raw events (identified_events, 0032) without the report state, for '
-    'anomalies_reference. Same arguments and rows.';
+    'exposure_anomalies computed from the raw events (identified_events: identities merged) without the report '
+    'state, for anomalies_reference. Same arguments and rows as exposure_anomalies_from_user_state.';
 
 
--- The raw message events of one app that logging_anomalies_from_source reads for its reference: from 7 report days
--- before the range to its end, with their report day in the campaign's time zone, or the app's.
+-- The raw message events of one app that logging_anomalies_from_source reads for its reference: from 7 report
+-- days before the range to its end, with their report day in the campaign's time zone, or the app's.
 create or replace function cardinal.anomaly_reference_events(
     app_id           bigint,
     app_name         text,
@@ -822,8 +754,8 @@ create or replace function cardinal.anomaly_reference_events(
     )
     language sql
     stable
-    -- The SET clause keeps the function from being inlined into its caller's plan (see the notes): jit off as
-    -- every report.
+    -- The SET clause keeps the function from being inlined into its caller, so that the state-backed path,
+    -- which prunes the call, never plans its body: jit off as every report.
     set jit = off
 as $function$
     select e.app_id, anomaly_reference_events.app_name, e.campaign_id, e.canvas_id, e.canvas_step_id, e.channel,
@@ -849,8 +781,9 @@ grant execute on function cardinal.anomaly_reference_events(bigint, text, text, 
 comment on function cardinal.anomaly_reference_events(bigint, text, text, date, date, boolean, text, text) is
     'The message events (sends, impressions, clicks, dismissals) of one app from 7 report days before the '
     'range to its end, with the day in the campaign''s report time zone or the app''s, narrowed to a campaign '
-    'or canvas when given and without test events unless include_test: the raw source of logging_anomalies_from_source '
-    'for anomalies_reference (0075). Not inlined, so that the report state''s path does not plan it.';
+    'or canvas when given and without test events unless include_test: the raw source of '
+    'logging_anomalies_from_source for anomalies_reference. Not inlined, so that the report state''s path does '
+    'not plan it.';
 
 
 -- The raw part rows of one app that unique_impressions_by_part reads for its reference: events per row, part,
@@ -882,8 +815,8 @@ create or replace function cardinal.unique_impressions_reference_part_days(
     )
     language sql
     stable
-    -- The SET clause keeps the function from being inlined into its caller's plan (see the notes): jit off as
-    -- every report.
+    -- The SET clause keeps the function from being inlined into its caller, so that the state-backed path,
+    -- which prunes the call, never plans its body: jit off as every report.
     set jit = off
 as $function$
     select unique_impressions_reference_part_days.app_name, e.campaign_id, e.canvas_id, e.canvas_step_id,
@@ -918,13 +851,15 @@ alter function cardinal.unique_impressions_reference_part_days(bigint, text, tex
 grant execute on function cardinal.unique_impressions_reference_part_days(bigint, text, text, text, date, date, boolean, text) to cardinal_reader;
 comment on function cardinal.unique_impressions_reference_part_days(bigint, text, text, text, date, date, boolean,
                                                                    text) is
-    'The raw source of unique_impressions_by_part for unique_impressions_reference (0076): events (sends, '
+    'The raw source of unique_impressions_by_part for unique_impressions_reference: events (sends, '
     'impressions, clicks, dismissals, not control) per row, message part, user and report day of one app''s '
     'split channel, the day in the campaign''s report time zone or the app''s, narrowed to a campaign when '
     'given and without test events unless include_test. Not inlined, so that the report state''s path does '
     'not plan it.';
 
 
+-- unique_impressions from the raw events without a part breakdown, push open columns included: counted by
+-- count(distinct …) over the events of the range, the definition the state-backed bodies must match.
 create or replace function cardinal.unique_impressions_reference_unsplit(
     app          text,
     from_date    date,
@@ -967,31 +902,30 @@ as $function$
     with scoped as (
         select a.name as app_name, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.channel, e.type,
                e.user_key, local.day,
-               case unique_impressions_reference_unsplit.by
-                   when 'day' then to_char(local.day, 'YYYY-MM-DD')
-                   when 'platform' then e.platform
-                   when 'sdk_version' then e.sdk_version
-                   when 'app_version' then e.app_version
-               end as breakdown
+               cardinal.report_breakdown(unique_impressions_reference_unsplit.by, local.day, e.platform,
+                                         e.sdk_version, e.app_version) as breakdown
         from cardinal.apps as a
         join cardinal.identified_events as e on e.app_id = a.app_id
         left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
         cross join lateral (
             select (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
         ) as local
-        where cardinal.check_report_range(unique_impressions_reference_unsplit.from_date, unique_impressions_reference_unsplit.to_date)
+        where cardinal.check_report_range(unique_impressions_reference_unsplit.from_date,
+                                          unique_impressions_reference_unsplit.to_date)
           and cardinal.check_report_dimension(unique_impressions_reference_unsplit.by)
           and (unique_impressions_reference_unsplit.app is null or a.name = unique_impressions_reference_unsplit.app)
           and (e.campaign_id is not null or e.canvas_step_id is not null)
-          and (unique_impressions_reference_unsplit.campaign is null or e.campaign_id = unique_impressions_reference_unsplit.campaign)
+          and (unique_impressions_reference_unsplit.campaign is null
+               or e.campaign_id = unique_impressions_reference_unsplit.campaign)
           and e.type in ('send', 'impression', 'click', 'dismissal')
           and not e.control
           and (unique_impressions_reference_unsplit.include_test or not e.test)
           and e.time >= (unique_impressions_reference_unsplit.from_date - 1)::timestamp at time zone 'UTC'
           and e.time < (unique_impressions_reference_unsplit.to_date + 2)::timestamp at time zone 'UTC'
-          and local.day between unique_impressions_reference_unsplit.from_date and unique_impressions_reference_unsplit.to_date
+          and local.day between unique_impressions_reference_unsplit.from_date
+                            and unique_impressions_reference_unsplit.to_date
     ),
-    -- 0016's counts, with the influenced opens of push rows beside them.
+    -- The counts of every report row.
     counted as (
         select c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown,
                count(*) filter (where c.type = 'impression') as impressions,
@@ -1007,43 +941,33 @@ as $function$
                count(distinct c.user_key) filter (where c.type = 'dismissal') as unique_dismissals
         from scoped as c
         group by 1, 2, 3, 4, 5, 6, 7
-    ),
-    -- The influenced opens of each push row (0082: joined to the counted rows, not to every event).
-    opened as (
-        select c.*, case when c.channel = 'push' then coalesce(p.influenced_opens, 0) end as influenced
-        from counted as c
-        left join cardinal.push_opens_reference(unique_impressions_reference_unsplit.app,
-                                                unique_impressions_reference_unsplit.from_date,
-                                                unique_impressions_reference_unsplit.to_date,
-                                                unique_impressions_reference_unsplit.include_test,
-                                                unique_impressions_reference_unsplit.campaign,
-                                                unique_impressions_reference_unsplit.by) as p
-            on c.channel = 'push'
-           and p.app_name = c.app_name
-           and p.campaign_id is not distinct from c.campaign_id
-           and p.canvas_id is not distinct from c.canvas_id
-           and p.canvas_step_id is not distinct from c.canvas_step_id
-           and p.variant_id is not distinct from c.variant_id
-           and p.breakdown is not distinct from c.breakdown
     )
-    select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
-           impressions, unique_impressions, unique_daily_impressions, unique_recipients,
-           clicks, unique_clicks, dismissals, unique_dismissals,
-           clicks::double precision / nullif(impressions, 0),
-           unique_clicks::double precision / nullif(unique_impressions, 0),
-           dismissals::double precision / nullif(impressions, 0),
-           unique_dismissals::double precision / nullif(unique_impressions, 0),
-           case when channel = 'push' then clicks end,
-           case when channel = 'push' then unique_clicks end,
-           influenced,
-           unique_clicks + influenced,
-           case when channel = 'push' then unique_clicks::double precision / nullif(unique_recipients, 0) end,
-           (unique_clicks + influenced)::double precision / nullif(unique_recipients, 0)
-    from opened
-    order by app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown;
+    -- The rates, and the influenced opens of each push row, joined to the counted rows (a few hundred), not to
+    -- every event.
+    select c.*, r.*, o.*
+    from counted as c
+    left join cardinal.push_opens_reference(unique_impressions_reference_unsplit.app,
+                                            unique_impressions_reference_unsplit.from_date,
+                                            unique_impressions_reference_unsplit.to_date,
+                                            unique_impressions_reference_unsplit.include_test,
+                                            unique_impressions_reference_unsplit.campaign,
+                                            unique_impressions_reference_unsplit.by) as p
+        on c.channel = 'push'
+       and p.app_name = c.app_name
+       and p.campaign_id is not distinct from c.campaign_id
+       and p.canvas_id is not distinct from c.canvas_id
+       and p.canvas_step_id is not distinct from c.canvas_step_id
+       and p.variant_id is not distinct from c.variant_id
+       and p.breakdown is not distinct from c.breakdown
+    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
+                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    cross join lateral cardinal.unique_impressions_open_columns(c.channel, c.clicks, c.unique_clicks,
+                                                                c.unique_recipients, p.influenced_opens) as o
+    order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) owner to cardinal_owner;
 grant execute on function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) is
-    'The reference unique-impressions report of 0029 over raw events: no breakdown, or by day, platform, '
-    'sdk_version or app_version. unique_impressions_reference calls it for those.';
+    'The reference unique-impressions report over raw events, push open columns included: no breakdown, or by '
+    'day, platform, sdk_version or app_version. unique_impressions_reference calls it for those, and '
+    'unique_impressions_by_part for the whole rows of its raw-event side.';
