@@ -88,6 +88,11 @@ public struct Migrator {
     /// way; `migrate` decides again under the lock.
     public func codeStatus() throws -> (applied: Date?, changed: Bool) {
         try bootstrap()
+        return try lastCodeRun()
+    }
+
+    /// When the code files were last applied, and whether they changed since; needs the bookkeeping tables.
+    private func lastCodeRun() throws -> (applied: Date?, changed: Bool) {
         let rows = try connection.query(
             "select applied_at, checksum from cardinal.schema_code order by applied_at desc limit 1")
         let appliedAt = try rows.first.map { try $0.decode(Date.self, at: 0) }
@@ -224,11 +229,7 @@ public struct Migrator {
     }
 
     private func codeChanged() throws -> Bool {
-        guard !code.isEmpty else {
-            return false
-        }
-        let rows = try connection.query("select checksum from cardinal.schema_code order by applied_at desc limit 1")
-        return try rows.first?.decode(String.self, at: 0) != codeChecksum()
+        try !code.isEmpty && lastCodeRun().changed
     }
 
     /// Applies every code file in one transaction, then refuses the result if the schema holds a function, view
