@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test property run bench faults ha flaky fuzz schemathesis clean
+.PHONY: all deps db db-stop build release install migrate test property run bench fold-profile faults ha flaky fuzz schemathesis clean
 
 all: build
 
@@ -64,6 +64,12 @@ bench: db
 	@CARDINAL_DEPS_BENCH=1 scripts/deps.sh
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 	python3 scripts/bench/bench.py
+
+# Where a report-state fold spends its time: a burst of FOLD_PROFILE_EVENTS (1 M) new events, then
+# FOLD_PROFILE_LATER (200 k) events of the same users, each folded once, per step, per trigger and per state table,
+# and the state's bytes per event (scripts/bench/fold_profile.py lists the knobs). Release build, own database.
+fold-profile: release db
+	@BIN_DIR="$(RELEASE_BIN_DIR)" python3 scripts/bench/fold_profile.py
 
 # The disk spool under real faults (a 30 s outage under concurrent load, kill -9 during replay, during an outage
 # and under load, a full spool disk, a locked table, dropped packets, SIGTERM): prints events acknowledged, lost,

@@ -71,7 +71,8 @@ begin
     select count(*) into pending from cardinal.report_unfolded_events();
     raise notice '% fold: % pending events before the identity step', label, pending;
     -- In fold_report_state's order.
-    foreach step in array array['fold_identity_links', 'take_report_fold_snapshot', 'fold_report_row_days',
+    foreach step in array array['fold_identity_links', 'take_report_fold_snapshot', 'add_report_groups',
+                                'fold_report_row_days',
                                 'fold_report_dismissals', 'fold_report_push_sends', 'fold_report_parts',
                                 'fold_report_control_exposures', 'fold_report_campaign_receipts',
                                 'fold_report_conversion_values', 'fold_report_user_state',
@@ -108,7 +109,7 @@ from generate_series(0, 49999) as n
 cross join lateral pg_temp.bench_event(n, 'u' || (n % 10000), null, now() - interval '2 days' + n * interval '1 s') as e;
 
 begin isolation level repeatable read;
--- As fold_report_state, whose owner runs the steps (and owns the snapshot table of 0038).
+-- As fold_report_state, whose owner runs the steps.
 set local role cardinal_owner;
 select pg_temp.timed_fold('fresh');
 commit;
@@ -126,7 +127,7 @@ from generate_series(0, 19999) as n
 cross join lateral pg_temp.bench_event(n, 'u' || (n % 10000), null, now() - interval '1 day' + n * interval '1 s') as e;
 
 begin isolation level repeatable read;
--- As fold_report_state, whose owner runs the steps (and owns the snapshot table of 0038).
+-- As fold_report_state, whose owner runs the steps.
 set local role cardinal_owner;
 select pg_temp.timed_fold('re-keyed');
 commit;
