@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test property run bench faults ha flaky fuzz schemathesis clean
+.PHONY: all deps db db-stop build release install migrate test property run bench soak faults ha flaky fuzz schemathesis clean
 
 all: build
 
@@ -64,6 +64,14 @@ bench: db
 	@CARDINAL_DEPS_BENCH=1 scripts/deps.sh
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 	python3 scripts/bench/bench.py
+
+# A soak on the release build, not part of `make test` nor of `make bench`: a database preloaded with
+# SOAK_PRELOAD_EVENTS (10 M) events of the reports benchmark's shape, then SOAK_RATE (10,000) events/s of recent events
+# offered at a fixed rate for SOAK_MINUTES (30), sampling the report state's backlog and lag and each report's time
+# every SOAK_SAMPLE_SECONDS (10); fails when the backlog grows or a report misses its goal (scripts/bench/soak.py).
+soak: db
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	python3 scripts/bench/soak.py
 
 # The disk spool under real faults (a 30 s outage under concurrent load, kill -9 during replay, during an outage
 # and under load, a full spool disk, a locked table, dropped packets, SIGTERM): prints events acknowledged, lost,
