@@ -13,47 +13,51 @@ whether the report state's fold keeps up and the reports stay within their goals
    Its events then outnumber the seed's marker, so reports.py seeds that database again the next time it runs.
 2. The load, at a fixed offered rate. The release cardinald (the daemon's defaults but --fold-interval), a fresh
    ingest key of `bench`, and the app's rate limits set to twice the offered rate, never below the daemon's defaults
-   (`cardinal apps limits`: at the default of 10,000 events/s per app a load of exactly 10,000 would meet the
-   limit's edge). A pacer thread
-   schedules a request of SOAK_BATCH events every SOAK_BATCH / SOAK_RATE seconds, on the clock, whatever the answers
-   do (an open loop, so that a slow daemon cannot lower the load it is offered), and SOAK_CONNECTIONS threads post
-   them over keep-alive connections (http.client). A request scheduled while more than five seconds of requests
-   wait for a free connection is not sent, and counted as offered and not accepted. Nothing is retried; the answers
-   are counted by status (a 429 is the rate limit). Ack latency is from the scheduled time to the answer.
+   (`cardinal apps limits`: at the default of 10,000 events/s per app, a load of exactly 10,000 would meet the
+   limit's edge). A pacer thread schedules a request of SOAK_BATCH events every SOAK_BATCH / SOAK_RATE seconds, on
+   the clock, whatever the answers do (an open loop, so that a slow daemon cannot lower the load it is offered), and
+   SOAK_CONNECTIONS threads post them over keep-alive connections (http.client). A request scheduled while more
+   than five seconds of requests wait for a free connection is not sent, and counts as offered and not accepted.
+   Nothing is retried; the answers are counted by status (a 429 is the rate limit). Ack latency runs from the
+   scheduled time to the answer.
    The events are recent (now minus up to two minutes, their impressions, clicks and conversions up to a few minutes
    later) and of the seed's shape: 80 % of the exposures go to the seed's users (drawn with its skew, with its
    devices, platforms, SDK builds and, through the same hash of user and campaign, its arms, so that a user stays in
    the arm the seed gave it), 20 % to new users of this run (200,000 of them, each seen again and again); 1 % of the
    exposures are late (one to 48 hours old), and 0.5 % of the events sent are duplicates of events sent before.
-3. Every SOAK_SAMPLE_SECONDS: the load since the sample before (events offered and answered 200, 429s, the ack
-   latency's p99), the backlog (events stored and not folded, cardinal.report_state_backlog()) and the lag (the age
-   of the oldest of them), then the time of each report as a user runs it, one after another: the release
-   `cardinal report unique-impressions|anomalies|control --app bench --from <the seed's first day> --to <today>
-   --format json` (31 report days on a fresh seed), the as-of time left at its default (now), for one campaign
-   (the one with the most events, as reports.py picks it) and for the whole app; wall time of the whole command. A
-   row per sample. When a sample takes longer than the interval, the next one starts when it ends.
+3. Every SOAK_SAMPLE_SECONDS, a row: the load since the row before (events offered and answered 200 per second,
+   429s, the ack latency's p99), the backlog (events stored and not folded, counted by
+   cardinal.report_state_backlog()) and the lag (the age of the oldest of them), and the time of each report run
+   that ended since the row before (· when none did). The reports run on a thread of their own, as a user runs
+   them, one after another: the release `cardinal report unique-impressions|anomalies|control --app bench --from
+   <the seed's first day> --to <today> --format json` (31 report days on a fresh seed), the as-of time left at its
+   default (now), for one campaign (the one with the most events, as reports.py picks it) and for the whole app;
+   wall time of the whole command. A round of the six starts at a row's time once the round before has ended, so
+   slow reports thin out rather than pile up; a run past SOAK_REPORT_TIMEOUT is cancelled by the server
+   (statement_timeout) and counts with the time it took. Counting a backlog of millions takes a while itself, which
+   delays the row after it.
 
 The goals, checked at the end (the exit status is 1 when one is missed; every one is printed with its figures):
   - backlog bounded: the largest backlog of the soak's last third at most twice that of its first third. A fold
     every interval leaves up to an interval's traffic behind by design, so the first third's figure is taken as
     at least SOAK_RATE × the fold interval;
   - backlog under 30 s of traffic: the largest backlog of the last third, divided by SOAK_RATE, under 30 s;
-  - each report's 95th percentile under 100 ms for one campaign and 3 s for the whole app, in each third of the
-    soak (nearest rank);
+  - each report's 95th percentile (nearest rank) under 100 ms for one campaign and 3 s for the whole app, in each
+    third of the soak (the runs that started in it; a third without a run misses the goal);
   - the load delivered: events answered 200 (stored or duplicate, not rejected) per second of load at least 95 % of
     SOAK_RATE.
-Then the summary table: p50, p95 and max of each report and its p95 per third, the backlog's first- and last-third
-maxima, the load (offered, accepted, statuses, ack latency, the load generator's own CPU) and the verdict. The
-figures and every sample go as JSON to bench-results/soak-<timestamp>.json (the path is printed at the end), and a
-line to the table bench.soak_runs of the soaked database.
+Then the summary: each report's runs, p50, p95 and max, and its p95 per third; the backlog's first- and last-third
+maxima; the load (offered, answered, statuses, ack latency, the load generator's own CPU); each goal and the verdict.
+The figures, every row and every report run go as JSON to bench-results/soak-<timestamp>.json (the path is printed
+at the end), and a line to the table bench.soak_runs of the soaked database.
 
 Knobs (environment): SOAK_PRELOAD_EVENTS (10000000), SOAK_RATE (10000 events/s offered, the per-app default
 limit), SOAK_MINUTES (30), SOAK_SAMPLE_SECONDS (10), SOAK_DATABASE (cardinal_soak), SOAK_RESEED (1 seeds the
 database again even when it holds the requested events), SOAK_BATCH (100 events per request), SOAK_CONNECTIONS
-(16), SOAK_FOLD_INTERVAL (5s, the daemon's default).
+(16), SOAK_FOLD_INTERVAL (5s, the daemon's default), SOAK_REPORT_TIMEOUT (60 s).
 
-Run it with `make soak` (release build, wrk not needed) or directly: python3 scripts/bench/soak.py. It takes the
-preload (about 25–30 minutes for 10 M events, the seed and the rebuild, the first time) plus SOAK_MINUTES.
+Run it with `make soak` (release build) or directly: python3 scripts/bench/soak.py. It takes the preload (about
+25–30 minutes for 10 M events the first time: the seed and the rebuild) plus SOAK_MINUTES and the last report run.
 """
 import datetime
 import http.client
@@ -83,6 +87,7 @@ RESEED = os.environ.get("SOAK_RESEED", "0") == "1"
 BATCH = int(os.environ.get("SOAK_BATCH", "100"))
 CONNECTIONS = int(os.environ.get("SOAK_CONNECTIONS", "16"))
 FOLD_INTERVAL = os.environ.get("SOAK_FOLD_INTERVAL", "5s")
+REPORT_TIMEOUT = float(os.environ.get("SOAK_REPORT_TIMEOUT", "60"))
 APP = "bench"
 # The 50 M-event database of the reports benchmark (docs/performance.md), which a soak may take as it is.
 BENCH_50M = "cardinal_bench_reports_50m"
@@ -428,8 +433,9 @@ class Traffic:
 class Load:
     """SOAK_RATE events per second offered in requests of SOAK_BATCH, on a fixed schedule (open loop)."""
 
-    def __init__(self, port, key, traffic):
-        self.port, self.key, self.traffic = port, key, traffic
+    def __init__(self, port, key, traffic, duration):
+        self.port, self.key, self.traffic, self.duration = port, key, traffic, duration
+        self.ended = None
         self.requests = queue.Queue()
         self.stopping = threading.Event()
         self.lock = threading.Lock()
@@ -457,8 +463,17 @@ class Load:
             thread.start()
 
     def stop(self):
+        """Ends the load: the requests still waiting for a connection are not sent, those on their way are
+        answered."""
         self.stopping.set()
-        self.ended = time.monotonic()
+        self.threads[0].join()
+        self.ended = self.ended or time.monotonic()
+        while True:
+            try:
+                self.requests.get_nowait()
+            except queue.Empty:
+                break
+            self._count(not_sent=BATCH)
         for _ in range(CONNECTIONS):
             self.requests.put(None)
         for thread in self.threads:
@@ -470,6 +485,9 @@ class Load:
         n = 0
         while True:
             due = self.started + n * period
+            if due >= self.started + self.duration:
+                self.ended = self.started + self.duration
+                return
             if self.stopping.wait(max(0.0, due - time.monotonic())):
                 return
             n += 1
@@ -541,65 +559,115 @@ def percentile(values, p):
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
-def report_command(bin_dir, url, report, campaign, from_date):
-    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-    command = [f"{bin_dir}/cardinal", "report", report, "--database-url", url, "--app", APP,
-               "--from", from_date, "--to", today, "--format", "json"]
-    return command + (["--campaign", campaign] if campaign else [])
-
-
-def timed_report(command):
-    started = time.monotonic()
-    result = subprocess.run(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seconds = time.monotonic() - started
-    if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
-    return seconds
-
-
 SCOPES = (("one campaign", True), ("whole app", False))
+FIGURES = [(report, scope, one) for report in REPORTS for scope, one in SCOPES]
 
 
-def sample(bin_dir, url, campaign, from_date, load, offset):
-    """The load since the sample before, the backlog and lag now, then the reports one after another."""
-    counters, latencies = load.take_interval()
-    events, lag = backlog_now(url)
-    row = dict(counters, t=offset, backlog=events, lag_s=lag, ack_p99_ms=(percentile(latencies, 99) or 0) * 1000)
-    for report in REPORTS:
-        for scope, one in SCOPES:
-            command = report_command(bin_dir, url, report, campaign if one else None, from_date)
-            row[f"{report}/{scope}"] = timed_report(command)
-    return row
+class Reports(threading.Thread):
+    """The reports as a user runs them, one after another, in rounds of the six: a round starts at a sample's time
+    once the round before has ended, so that rounds slower than the interval thin out rather than pile up. Each
+    command gets SOAK_REPORT_TIMEOUT: its statements are cancelled by the server past it (statement_timeout, so that
+    nothing keeps running after the command is given up), and it counts as taking that long."""
+
+    def __init__(self, bin_dir, url, campaign, from_date, started, duration):
+        super().__init__(daemon=True)
+        self.bin_dir, self.campaign, self.from_date = bin_dir, campaign, from_date
+        self.url = url + ("&" if "?" in url else "?") + f"options=-c%20statement_timeout%3D{int(REPORT_TIMEOUT * 1000)}"
+        self.started, self.duration = started, duration
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.results, self.unread = [], []
+        self.failure = None
+
+    def command(self, report, one):
+        today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        return ([f"{self.bin_dir}/cardinal", "report", report, "--database-url", self.url, "--app", APP,
+                 "--from", self.from_date, "--to", today, "--format", "json"]
+                + (["--campaign", self.campaign] if one else []))
+
+    def run(self):
+        tick = 1
+        while True:
+            if self.stopping.wait(max(0.0, self.started + tick * SAMPLE_SECONDS - time.monotonic())):
+                return
+            for report, scope, one in FIGURES:
+                offset = time.monotonic() - self.started
+                if self.stopping.is_set() or offset >= self.duration:
+                    return
+                try:
+                    result = subprocess.run(self.command(report, one), cwd=REPO, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.PIPE, text=True, timeout=REPORT_TIMEOUT + 30)
+                    timed_out = result.returncode != 0 and "57014" in result.stderr  # query_canceled
+                    if result.returncode != 0 and not timed_out:
+                        self.failure = f"{' '.join(self.command(report, one))} failed:\n{result.stderr}"
+                        return
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+                seconds = time.monotonic() - self.started - offset
+                measured = {"report": report, "scope": scope, "t": offset, "seconds": seconds,
+                            "timed_out": timed_out}
+                with self.lock:
+                    self.results.append(measured)
+                    self.unread.append(measured)
+            tick = max(tick + 1, math.floor((time.monotonic() - self.started) / SAMPLE_SECONDS) + 1)
+
+    def take_unread(self):
+        """{(report, scope): seconds} of the last time each finished since the last call."""
+        with self.lock:
+            unread, self.unread = self.unread, []
+        return {(m["report"], m["scope"]): m["seconds"] for m in unread}
+
+    def stop(self):
+        """No new command; the one running finishes (within its timeout) and counts."""
+        self.stopping.set()
+        self.join()
 
 
 def header_line():
     cells = [f"{'t (s)':>6}", f"{'offered/s':>9}", f"{'200 ev/s':>9}", f"{'429':>4}", f"{'ack p99':>8}",
              f"{'backlog':>10}", f"{'= s':>6}", f"{'lag s':>6}"]
-    cells += [f"{SHORT[r] + ' 1c ms':>11}" for r in REPORTS] + [f"{SHORT[r] + ' app s':>10}" for r in REPORTS]
+    cells += [f"{SHORT[r] + (' 1c ms' if one else ' app s'):>{11 if one else 10}}" for r, _, one in FIGURES]
     return " ".join(cells)
 
 
-def row_line(row, seconds):
+def row_line(row):
+    seconds = row["interval_s"]
     cells = [f"{row['t']:>6.0f}", f"{row['offered'] / seconds:>9,.0f}",
              f"{(row['accepted'] + row['duplicates']) / seconds:>9,.0f}", f"{row['429']:>4}",
              f"{row['ack_p99_ms']:>6.0f}ms", f"{row['backlog']:>10,}", f"{row['backlog'] / RATE:>6.1f}",
              f"{row['lag_s']:>6.1f}"]
-    cells += [f"{row[f'{r}/one campaign'] * 1000:>11.0f}" for r in REPORTS]
-    cells += [f"{row[f'{r}/whole app']:>10.2f}" for r in REPORTS]
+    for report, scope, one in FIGURES:
+        value = row["reports"].get(f"{report}/{scope}")
+        text = "·" if value is None else f"{value * 1000:.0f}" if one else f"{value:.2f}"
+        cells.append(f"{text:>{11 if one else 10}}")
     return " ".join(cells)
 
 
+def third_of(t, duration):
+    return min(2, max(0, int(3 * t / duration)))
+
+
 def thirds(samples, duration):
-    """The samples of the soak's first, middle and last third, each by the middle of the interval it ends."""
+    """The backlog samples of the soak's first, middle and last third, each by the middle of the interval it
+    ends."""
     parts = ([], [], [])
     for s in samples:
-        parts[min(2, int(3 * (s["t"] - s["interval_s"] / 2) / duration))].append(s)
+        parts[third_of(s["t"] - s["interval_s"] / 2, duration)].append(s)
     return parts
 
 
-def verdict(samples, load_totals, load_seconds, duration):
+def report_thirds(results, report, scope, duration):
+    """The times of one report and scope in each third of the soak, by the time each started."""
+    parts = ([], [], [])
+    for m in results:
+        if m["report"] == report and m["scope"] == scope:
+            parts[third_of(m["t"], duration)].append(m["seconds"])
+    return parts
+
+
+def verdict(samples, results, load_totals, load_seconds, duration):
     """The goals, each as (name, figures text, met)."""
-    first, middle, last = thirds(samples, duration)
+    first, _, last = thirds(samples, duration)
     goals = []
     floor = RATE * seconds_of(FOLD_INTERVAL)
     first_max = max((s["backlog"] for s in first), default=0)
@@ -613,14 +681,12 @@ def verdict(samples, load_totals, load_seconds, duration):
                   f"last third's max {last_max:,} events / {RATE:,.0f} events/s = {last_max / RATE:.1f} s "
                   f"< {BACKLOG_GOAL_S:g} s",
                   bool(last) and last_max / RATE < BACKLOG_GOAL_S))
-    for report in REPORTS:
-        for scope, one in SCOPES:
-            goal = ONE_CAMPAIGN_GOAL_S if one else WHOLE_APP_GOAL_S
-            by_third = [percentile([s[f"{report}/{scope}"] for s in part], PERCENTILE)
-                        for part in (first, middle, last)]
-            shown = ", ".join("—" if p is None else f"{p:.3f}" for p in by_third)
-            goals.append((f"{report}, {scope}: p{PERCENTILE} < {goal:g} s in each third", f"{shown} s",
-                          all(p is not None and p < goal for p in by_third)))
+    for report, scope, one in FIGURES:
+        goal = ONE_CAMPAIGN_GOAL_S if one else WHOLE_APP_GOAL_S
+        by_third = [percentile(part, PERCENTILE) for part in report_thirds(results, report, scope, duration)]
+        shown = ", ".join("—" if p is None else f"{p:.3f}" for p in by_third)
+        goals.append((f"{report}, {scope}: p{PERCENTILE} < {goal:g} s in each third", f"{shown} s",
+                      all(p is not None and p < goal for p in by_third)))
     accepted = (load_totals["accepted"] + load_totals["duplicates"]) / load_seconds
     goals.append(("load delivered",
                   f"{accepted:,.0f} events/s answered 200 ≥ {ACCEPTED_SHARE:.0%} of {RATE:,.0f} offered "
@@ -628,20 +694,20 @@ def verdict(samples, load_totals, load_seconds, duration):
     return goals
 
 
-def summary_table(samples, duration):
+def summary_table(results, duration):
     rows = []
-    parts = thirds(samples, duration)
-    for report in REPORTS:
-        for scope, one in SCOPES:
-            values = [s[f"{report}/{scope}"] for s in samples]
-            rows.append({"report": report, "scope": scope, "goal_s": ONE_CAMPAIGN_GOAL_S if one else WHOLE_APP_GOAL_S,
-                         "p50_s": percentile(values, 50), "p95_s": percentile(values, PERCENTILE), "max_s": max(values),
-                         "p95_by_third_s": [percentile([s[f"{report}/{scope}"] for s in part], PERCENTILE)
-                                            for part in parts]})
+    for report, scope, one in FIGURES:
+        values = [m["seconds"] for m in results if m["report"] == report and m["scope"] == scope]
+        rows.append({"report": report, "scope": scope, "goal_s": ONE_CAMPAIGN_GOAL_S if one else WHOLE_APP_GOAL_S,
+                     "runs": len(values),
+                     "timed_out": sum(1 for m in results if m["report"] == report and m["scope"] == scope
+                                      and m["timed_out"]),
+                     "p50_s": percentile(values, 50), "p95_s": percentile(values, PERCENTILE),
+                     "max_s": max(values, default=None),
+                     "p95_by_third_s": [percentile(part, PERCENTILE)
+                                        for part in report_thirds(results, report, scope, duration)]})
     return rows
 
-
-# ---------------------------------------------------------------------------------------------------------------
 
 def start_daemon(bin_dir, url, spool_dir, log_path):
     port = free_port()
@@ -662,8 +728,9 @@ def start_daemon(bin_dir, url, spool_dir, log_path):
 
 
 def main():
-    if RATE <= 0 or MINUTES <= 0 or SAMPLE_SECONDS <= 0 or BATCH <= 0 or CONNECTIONS <= 0:
-        sys.exit("soak: SOAK_RATE, SOAK_MINUTES, SOAK_SAMPLE_SECONDS, SOAK_BATCH and SOAK_CONNECTIONS must be positive")
+    if min(RATE, MINUTES, SAMPLE_SECONDS, BATCH, CONNECTIONS, REPORT_TIMEOUT) <= 0:
+        sys.exit("soak: SOAK_RATE, SOAK_MINUTES, SOAK_SAMPLE_SECONDS, SOAK_BATCH, SOAK_CONNECTIONS and "
+                 "SOAK_REPORT_TIMEOUT must be positive")
     bin_dir = sh("swift", "build", "-c", "release", "--show-bin-path")
     url = database_url(DATABASE)
     if "SOAK_DATABASE" not in os.environ and psql(admin_url(), "select count(*) from pg_database "
@@ -683,48 +750,48 @@ def main():
     key = sh(f"{bin_dir}/cardinal", "keys", "create", "--app", APP, "--database-url", url,
              "--description", f"make soak {started_at:%Y-%m-%dT%H:%M:%SZ}")
     events_before = int(psql(url, "select count(*) from cardinal.events"))
-    log(f"{events_before:,} events; one campaign: {campaign}; app limits {events_limit:,} events/s, "
-        f"{requests_limit:,} requests/s")
+    log(f"app limits set to {events_limit:,} events/s and {requests_limit:,} requests/s")
     work_dir = tempfile.mkdtemp(prefix="cardinal-soak-")
     log_path = os.path.join(REPO, ".build", "soak-cardinald.log")
     daemon, port = start_daemon(bin_dir, url, os.path.join(work_dir, "spool"), log_path)
-    traffic = Traffic(random.randrange(16**6))
-    load = Load(port, key, traffic)
     duration = MINUTES * 60
+    load = Load(port, key, Traffic(random.randrange(16**6)), duration)
     samples = []
     print(f"\nCardinal soak: {RATE:,.0f} events/s offered for {MINUTES:g} min in requests of {BATCH}, "
-          f"{CONNECTIONS} connections; {DATABASE}, {events_before:,} events; fold every {FOLD_INTERVAL}; "
-          f"a sample every {SAMPLE_SECONDS:g} s; reports from {database['from_date']} to today; one campaign = "
-          f"{campaign}\n", flush=True)
+          f"{CONNECTIONS} connections; {DATABASE}, {events_before:,} events; fold every {FOLD_INTERVAL}; a sample "
+          f"every {SAMPLE_SECONDS:g} s; reports from {database['from_date']} to today, one campaign = {campaign}; "
+          f"report times of the last run that ended in the interval (·: none ended)\n", flush=True)
     print(header_line(), flush=True)
     cpu_before = os.times()
     failure = None
     try:
         load.start()
+        reports = Reports(bin_dir, url, campaign, database["from_date"], load.started, duration)
+        reports.start()
         previous = 0.0
         tick = 1
         while True:
-            due = load.started + min(tick * SAMPLE_SECONDS, duration)
-            time.sleep(max(0.0, due - time.monotonic()))
+            time.sleep(max(0.0, load.started + min(tick * SAMPLE_SECONDS, duration) - time.monotonic()))
             offset = time.monotonic() - load.started
-            try:
-                row = sample(bin_dir, url, campaign, database["from_date"], load, offset)
-            except RuntimeError as error:
-                failure = str(error)
-                break
-            seconds = max(offset - previous, 1e-9)
+            counters, latencies = load.take_interval()
+            events, lag = backlog_now(url)
+            row = dict(counters, t=offset, interval_s=max(offset - previous, 1e-9), backlog=events, lag_s=lag,
+                       ack_p99_ms=(percentile(latencies, 99) or 0) * 1000,
+                       reports={f"{r}/{s}": v for (r, s), v in reports.take_unread().items()})
             previous = offset
-            row["interval_s"] = seconds
             samples.append(row)
-            print(row_line(row, seconds), flush=True)
-            if daemon.poll() is not None:
+            print(row_line(row), flush=True)
+            if reports.failure:
+                failure = reports.failure
+            elif daemon.poll() is not None:
                 failure = f"cardinald exited with status {daemon.returncode} (its log: {log_path})"
-                break
-            if time.monotonic() - load.started >= duration:
+            if failure or time.monotonic() - load.started >= duration:
                 break
             tick = max(tick + 1, math.floor((time.monotonic() - load.started) / SAMPLE_SECONDS) + 1)
     finally:
         load.stop()
+        if "reports" in locals():
+            reports.stop()
         daemon.send_signal(signal.SIGTERM)
         try:
             daemon.wait(timeout=60)
@@ -738,25 +805,31 @@ def main():
         sys.exit(f"soak: {failure}")
     left, left_lag = backlog_now(url)
     stored = int(psql(url, "select count(*) from cardinal.events")) - events_before
-    finish(database, campaign, events_before, samples, load, load_seconds, duration, generator_cpu, left, left_lag,
-           stored, started_at, url)
+    finish(database, campaign, events_before, samples, reports.results, load, load_seconds, duration, generator_cpu,
+           left, left_lag, stored, started_at, url)
 
 
-def finish(database, campaign, events_before, samples, load, load_seconds, duration, generator_cpu, left, left_lag,
-           stored, started_at, url):
+def finish(database, campaign, events_before, samples, results, load, load_seconds, duration, generator_cpu, left,
+           left_lag, stored, started_at, url):
     totals = load.total
     latencies = load.latencies
-    goals = verdict(samples, totals, load_seconds, duration)
-    table = summary_table(samples, duration)
+    goals = verdict(samples, results, totals, load_seconds, duration)
+    table = summary_table(results, duration)
     first, _, last = thirds(samples, duration)
-    print(f"\nCardinal soak summary: {len(samples)} samples over {load_seconds:.0f} s; report wall time in seconds "
-          f"(the release CLI), p{PERCENTILE} by nearest rank\n")
-    print(f"{'report':<19} {'scope':<13} {'p50':>7} {'p95':>7} {'max':>7}   {'p95 by third (—: none)':<23} "
-          f"{'goal':>6}")
+    print(f"\nCardinal soak summary: {load_seconds:.0f} s of load, {len(samples)} backlog samples, "
+          f"{len(results)} report runs; report wall time in seconds (the release CLI), percentiles by nearest rank; "
+          f"cut: runs cancelled at SOAK_REPORT_TIMEOUT ({REPORT_TIMEOUT:g} s), counted with the time they took\n")
+    print(f"{'report':<19} {'scope':<13} {'runs':>4} {'cut':>4} {'p50':>7} {'p95':>7} {'max':>7}   "
+          f"{'p95 by third (—: none)':<23} {'goal':>6}")
+
+    def cell(value):
+        return "—" if value is None else f"{value:.3f}"
+
     for r in table:
-        by_third = " ".join("—" if p is None else f"{p:.3f}" for p in r["p95_by_third_s"])
-        print(f"{r['report']:<19} {r['scope']:<13} {r['p50_s']:>7.3f} {r['p95_s']:>7.3f} {r['max_s']:>7.3f}   "
-              f"{by_third:<23} {'< ' + format(r['goal_s'], 'g'):>6}")
+        by_third = " ".join(cell(p) for p in r["p95_by_third_s"])
+        print(f"{r['report']:<19} {r['scope']:<13} {r['runs']:>4} {r['timed_out']:>4} {cell(r['p50_s']):>7} "
+              f"{cell(r['p95_s']):>7} "
+              f"{cell(r['max_s']):>7}   {by_third:<23} {'< ' + format(r['goal_s'], 'g'):>6}")
     first_max = max((s["backlog"] for s in first), default=0)
     last_max = max((s["backlog"] for s in last), default=0)
     lag_max = max((s["lag_s"] for s in samples), default=0)
@@ -785,11 +858,11 @@ def finish(database, campaign, events_before, samples, load, load_seconds, durat
         json.dump({"started_at": started_at.isoformat(), "database": DATABASE, "preload": database,
                    "events_before": events_before, "campaign": campaign, "rate": RATE, "minutes": MINUTES,
                    "sample_seconds": SAMPLE_SECONDS, "batch": BATCH, "connections": CONNECTIONS,
-                   "fold_interval": FOLD_INTERVAL, "load_seconds": load_seconds, "load": totals,
-                   "errors": load.errors, "ack_p50_s": p50, "ack_p99_s": p99, "generator_cpu": generator_cpu,
-                   "stored": stored, "backlog_left": left, "reports": table,
+                   "fold_interval": FOLD_INTERVAL, "report_timeout": REPORT_TIMEOUT, "load_seconds": load_seconds,
+                   "load": totals, "errors": load.errors, "ack_p50_s": p50, "ack_p99_s": p99,
+                   "generator_cpu": generator_cpu, "stored": stored, "backlog_left": left, "reports": table,
                    "goals": [{"goal": n, "figures": f, "met": m} for n, f, m in goals], "passed": passed,
-                   "samples": samples}, out, indent=2)
+                   "samples": samples, "report_runs": results}, out, indent=2)
     psql(url, "create table if not exists bench.soak_runs (started_at timestamptz primary key, rate numeric, "
               "minutes numeric, events_before bigint, stored bigint, backlog_left bigint, passed boolean)")
     psql(url, f"insert into bench.soak_runs values ('{started_at.isoformat()}', {RATE}, {MINUTES}, {events_before}, "
