@@ -61,6 +61,7 @@ Run it with `make soak` (release build) or directly: python3 scripts/bench/soak.
 """
 import datetime
 import http.client
+import itertools
 import json
 import math
 import os
@@ -266,7 +267,7 @@ class Campaign:
 
 
 CAMPAIGNS = [Campaign(n) for n in range(1, 51)]
-WEIGHTS = [c.weight for c in CAMPAIGNS]
+CUMULATIVE_WEIGHTS = list(itertools.accumulate(c.weight for c in CAMPAIGNS))
 
 
 def check_shape(url):
@@ -334,7 +335,7 @@ class Traffic:
         r = self.random.random
         self.exposures += 1
         p = self.person(r() < EXISTING_SHARE)
-        c = self.random.choices(CAMPAIGNS, WEIGHTS)[0]
+        c = self.random.choices(CAMPAIGNS, cum_weights=CUMULATIVE_WEIGHTS)[0]
         arm = self.arm(p, c)
         control = c.has_control and arm == 0
         variant_number = arm + 1 - int(c.has_control)
