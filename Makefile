@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test property run bench fold-profile faults ha flaky fuzz schemathesis clean
+.PHONY: all deps db db-stop build release install migrate test property run bench fold-profile soak faults ha flaky fuzz schemathesis clean
 
 all: build
 
@@ -70,6 +70,14 @@ bench: db
 # and the state's bytes per event (scripts/bench/fold_profile.py lists the knobs). Release build, own database.
 fold-profile: release db
 	@BIN_DIR="$(RELEASE_BIN_DIR)" python3 scripts/bench/fold_profile.py
+
+# A soak on the release build, not part of `make test` nor of `make bench`: a database preloaded with
+# SOAK_PRELOAD_EVENTS (10 M) events of the reports benchmark's shape, then SOAK_RATE (10,000) events/s of recent events
+# offered at a fixed rate for SOAK_MINUTES (30), sampling the report state's backlog and lag and each report's time
+# every SOAK_SAMPLE_SECONDS (10); fails when the backlog grows or a report misses its goal (scripts/bench/soak.py).
+soak: db
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	python3 scripts/bench/soak.py
 
 # The disk spool under real faults (a 30 s outage under concurrent load, kill -9 during replay, during an outage
 # and under load, a full spool disk, a locked table, dropped packets, SIGTERM): prints events acknowledged, lost,
