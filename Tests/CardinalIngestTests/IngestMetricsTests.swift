@@ -47,7 +47,8 @@ import Testing
         #expect(text.contains("# TYPE cardinal_report_state_drain_seconds_estimate gauge\n"))
 
         metrics.setFoldBacklog(ReportStateBacklog(
-            events: 1200, oldestAgeSeconds: 9, fold: ReportFoldRate(capacityEventsPerSecond: 10, drainSeconds: .infinity)
+            events: 1200, oldestAgeSeconds: 9,
+            fold: ReportFoldRate(capacityEventsPerSecond: 10, drainSeconds: .infinity)
         ))
         let stalled = metrics.render()
         #expect(stalled.contains("cardinal_report_state_drain_seconds_estimate +Inf\n"))

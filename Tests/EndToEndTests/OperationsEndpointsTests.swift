@@ -92,7 +92,9 @@ import TestSupport
         #expect(samples["cardinal_report_state_arrival_events_per_second"].isFinite)
         #expect(samples["cardinal_report_state_drain_seconds_estimate"] == 0)
 
-        let json = try CardinalCLI.succeed(["state", "status", "--format", "json", "--database-url", fixture.database.url])
+        let json = try CardinalCLI.succeed(
+            ["state", "status", "--format", "json", "--database-url", fixture.database.url]
+        )
         let status = try #require(
             (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first, "\(json)"
         )
@@ -103,8 +105,9 @@ import TestSupport
         #expect((status["fold_events_per_second"] as? String).flatMap(Double.init).map { $0 > 0 } == true, "\(json)")
         #expect((status["arrival_events_per_second"] as? String).flatMap(Double.init) != nil, "\(json)")
         let table = try CardinalCLI.succeed(["state", "status", "--database-url", fixture.database.url])
-        #expect(table.hasPrefix("unfolded_events  oldest_age_seconds  fold_events_per_second  capacity_events_per_second  "
-                                + "arrival_events_per_second  drain_seconds\n"), "\(table)")
+        #expect(table.hasPrefix("unfolded_events  oldest_age_seconds  fold_events_per_second  "
+                                + "capacity_events_per_second  arrival_events_per_second  drain_seconds\n"),
+                "\(table)")
     }
 
     @Test("Each of the daemon's database connections names its role in pg_stat_activity")
