@@ -7,7 +7,8 @@
 -- the views below narrow it for the report_pending_* views. requeue_report_state rebuilds an app's state
 -- (`cardinal state rebuild`, a report time zone change, a retention drop); subtract_folded_daily_counts is the
 -- first step of a re-key and of an erasure; check_report_fold_watermark and rebase_report_state_watermark
--- handle a database restored into another cluster.
+-- handle a database restored into another cluster. Each fold records its run (record_report_fold_run, into
+-- report_fold_runs), from which report_fold_rate measures the fold's pace against the backlog.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
