@@ -7,7 +7,8 @@
 -- the views below narrow it for the report_pending_* views. requeue_report_state rebuilds an app's state
 -- (`cardinal state rebuild`, a report time zone change, a retention drop); subtract_folded_daily_counts is the
 -- first step of a re-key and of an erasure; check_report_fold_watermark and rebase_report_state_watermark
--- handle a database restored into another cluster.
+-- handle a database restored into another cluster. Each fold records its run (record_report_fold_run, into
+-- report_fold_runs), from which report_fold_rate measures the fold's pace against the backlog.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
@@ -312,6 +313,115 @@ alter function cardinal.report_state_backlog() owner to cardinal_owner;
 grant execute on function cardinal.report_state_backlog() to cardinal_reader;
 comment on function cardinal.report_state_backlog() is
     'How many stored events the report state has not folded yet, and when the oldest of them was received.';
+
+
+-- A fold's row in report_fold_runs, written last in its transaction: what it folded, how long it took, and
+-- what of its snapshot it left for later. The rows of an hour ago go: at a fold every 5 s, about 720 rows.
+create or replace function cardinal.record_report_fold_run(started_at timestamptz, events bigint)
+    returns void
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
+declare
+    -- After the watermark moved: the fold's snapshot holds no pending event then, only the rest of a long queue.
+    left_unfolded constant bigint := (select b.events from cardinal.report_state_backlog() as b);
+begin
+    insert into cardinal.report_fold_runs (started_at, finished_at, events, backlog_after)
+    values (record_report_fold_run.started_at, clock_timestamp(), record_report_fold_run.events, left_unfolded);
+    delete from cardinal.report_fold_runs as r where r.finished_at < clock_timestamp() - interval '1 hour';
+end
+$function$;
+alter function cardinal.record_report_fold_run(timestamptz, bigint) owner to cardinal_owner;
+revoke all on function cardinal.record_report_fold_run(timestamptz, bigint) from public;
+comment on function cardinal.record_report_fold_run(timestamptz, bigint) is
+    'Adds a row to report_fold_runs for a fold that began at started_at and folded events: finished now, '
+    'backlog_after the events report_state_backlog() still counts in the fold''s transaction; deletes the rows '
+    'that finished more than an hour ago. Part of fold_report_state(), its last step; not to be called alone.';
+
+
+-- How fast the fold goes against how fast events arrive for it, for cardinald's metrics and `cardinal state
+-- status`. Every figure is measured from one reference fold's start to now, so that the backlog then (what that
+-- fold saw unfolded), the events folded since and the backlog now add up: what arrived is what is unfolded now,
+-- less what was then, plus what was folded in between. A fold that is still running counts with its events
+-- still unfolded. The reference is the latest fold that began at least `period` ago, so the figures cover a
+-- little more than `period` while folds run every few seconds, and the whole time since the last fold when
+-- there was none (a quiet hour, a folder stopped); lacking one, the earliest fold kept (the table keeps an hour).
+create or replace function cardinal.report_fold_rate(
+    period                         interval default interval '5 minutes',
+    out backlog_events             bigint,
+    out oldest_received_at         timestamptz,
+    out measured_seconds           double precision,
+    out folds                      bigint,
+    out folded_events              bigint,
+    out folding_seconds            double precision,
+    out fold_events_per_second     double precision,
+    out capacity_events_per_second double precision,
+    out arrival_events_per_second  double precision,
+    out drain_seconds              double precision
+)
+    language sql
+    stable
+    -- cardinald's role calls it before each fold, and may read neither report_fold_runs nor the events.
+    security definer
+    set search_path = pg_catalog, pg_temp
+as $function$
+    with backlog as (
+        select b.events, b.oldest_received_at from cardinal.report_state_backlog() as b
+    ),
+    reference as (
+        select r.started_at, r.events + r.backlog_after as backlog_then
+        from cardinal.report_fold_runs as r
+        -- Folds hold the state lock one after another, so no two began at the same time.
+        where r.started_at = coalesce(
+                  (select max(o.started_at)
+                   from cardinal.report_fold_runs as o
+                   where o.started_at <= statement_timestamp() - report_fold_rate.period),
+                  (select min(o.started_at) from cardinal.report_fold_runs as o))
+    ),
+    measured as (
+        select f.backlog_then,
+               extract(epoch from statement_timestamp() - f.started_at)::double precision as seconds,
+               count(*) as folds,
+               sum(r.events)::bigint as events,
+               sum(extract(epoch from r.finished_at - r.started_at))::double precision as folding_seconds
+        from reference as f
+        join cardinal.report_fold_runs as r on r.started_at >= f.started_at
+        group by f.started_at, f.backlog_then
+    ),
+    rates as (
+        select m.*,
+               m.events / nullif(m.seconds, 0) as fold_rate,
+               case when m.events > 0 then m.events / nullif(m.folding_seconds, 0) end as capacity,
+               (b.events - m.backlog_then + m.events) / nullif(m.seconds, 0) as arrival
+        from measured as m, backlog as b
+    )
+    select b.events, b.oldest_received_at, r.seconds, coalesce(r.folds, 0), coalesce(r.events, 0),
+           coalesce(r.folding_seconds, 0), r.fold_rate, r.capacity, r.arrival,
+           case when b.events = 0 then 0
+                when r.capacity > r.arrival then b.events / (r.capacity - r.arrival)
+                when r.capacity <= r.arrival then 'Infinity'::double precision
+           end
+    from backlog as b
+    left join rates as r on true;
+$function$;
+alter function cardinal.report_fold_rate(interval) owner to cardinal_owner;
+revoke all on function cardinal.report_fold_rate(interval) from public;
+grant execute on function cardinal.report_fold_rate(interval) to cardinal_ingest;
+grant execute on function cardinal.report_fold_rate(interval) to cardinal_reader;
+comment on function cardinal.report_fold_rate(interval) is
+    'The report-state backlog and the fold''s pace. backlog_events and oldest_received_at: report_state_backlog(). '
+    'The rest is measured over the folds of report_fold_runs from a reference fold on: the latest that began '
+    'at least period (5 minutes) ago, else the earliest kept; all NULL (counts 0) when there is none. '
+    'measured_seconds: from the reference''s started_at to now (statement_timestamp()). folds, folded_events, '
+    'folding_seconds: how many folds began since (the reference included), the events they folded and the time '
+    'they spent (finished_at - started_at). fold_events_per_second = folded_events / measured_seconds. '
+    'capacity_events_per_second = folded_events / folding_seconds, what the fold folds per second while it runs '
+    '(NULL when they folded nothing). arrival_events_per_second = (backlog_events - backlog_then + '
+    'folded_events) / measured_seconds, where backlog_then = events + backlog_after of the reference: events '
+    'stored, re-queued (a rebuild) or re-keyed since, per second. drain_seconds: 0 when the backlog is empty, '
+    'else backlog_events / (capacity - arrival) when the capacity is higher, Infinity when it is not (the '
+    'backlog does not drain at these rates), NULL when no capacity was measured. A fold''s cost per event falls '
+    'as it grows, so the capacity of small, frequent folds understates what a large backlog is folded at.';
 
 
 -- The unfolded events the day pairs count, with their report day: the non-control, non-test sends,

@@ -26,6 +26,7 @@ create or replace function cardinal.fold_report_state()
 as $function$
 declare
     folded bigint;
+    started constant timestamptz := clock_timestamp();
 begin
     if current_setting('transaction_isolation') <> 'repeatable read' then
         raise exception 'fold_report_state must run in a REPEATABLE READ transaction'
@@ -60,6 +61,8 @@ begin
     update cardinal.report_fold_watermark
     set next_xid = pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
         running_xids = array(select x::text::bigint from pg_snapshot_xip(pg_current_snapshot()) as x order by 1);
+    -- For report_fold_rate: when, how many, and what of the snapshot is left (the rest of a long queue).
+    perform cardinal.record_report_fold_run(started, folded);
     return folded;
 end
 $function$;

@@ -1,3 +1,4 @@
+import CardinalStore
 import Testing
 
 @testable import CardinalIngest
@@ -25,5 +26,32 @@ import Testing
         #expect(text.contains(#"cardinal_ingest_batch_events_bucket{le="+Inf"} 2"#))
         #expect(text.contains("cardinal_ingest_batch_events_sum 125"))
         #expect(text.contains(#"cardinal_ingest_commit_seconds_bucket{le="0.005"} 1"#))
+    }
+
+    @Test("The fold's pace is exported as the last backlog read measured it, unknown as NaN, never draining as +Inf")
+    func foldPaceGauges() {
+        let metrics = IngestMetrics()
+        #expect(metrics.render().contains("cardinal_report_state_fold_events_per_second NaN\n"))
+
+        metrics.setFoldBacklog(ReportStateBacklog(
+            events: 1200, oldestAgeSeconds: 4.5,
+            fold: ReportFoldRate(eventsPerSecond: 250.5, capacityEventsPerSecond: 3000, arrivalEventsPerSecond: 2400,
+                                 drainSeconds: 2)
+        ))
+        let text = metrics.render()
+        #expect(text.contains("cardinal_report_state_backlog_events 1200\n"))
+        #expect(text.contains("cardinal_report_state_fold_events_per_second 250.5\n"))
+        #expect(text.contains("cardinal_report_state_fold_capacity_events_per_second 3000\n"))
+        #expect(text.contains("cardinal_report_state_arrival_events_per_second 2400\n"))
+        #expect(text.contains("cardinal_report_state_drain_seconds_estimate 2\n"))
+        #expect(text.contains("# TYPE cardinal_report_state_drain_seconds_estimate gauge\n"))
+
+        metrics.setFoldBacklog(ReportStateBacklog(
+            events: 1200, oldestAgeSeconds: 9,
+            fold: ReportFoldRate(capacityEventsPerSecond: 10, drainSeconds: .infinity)
+        ))
+        let stalled = metrics.render()
+        #expect(stalled.contains("cardinal_report_state_drain_seconds_estimate +Inf\n"))
+        #expect(stalled.contains("cardinal_report_state_arrival_events_per_second NaN\n"))
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import PostgresClient
 import Testing
+import TestSupport
 
 /// `/healthz`, `/readyz` and `/metrics`, as a load balancer and Prometheus use them.
 @Suite struct OperationsEndpointsTests {
@@ -58,6 +60,54 @@ import Testing
         #expect(samples["cardinal_ingest_commit_seconds_count"] == samples["cardinal_ingest_batch_events_count"])
         #expect(samples["cardinal_ingest_queue_events"] == 0)
         #expect(samples["cardinal_ingest_database_up"] == 1)
+    }
+
+    @Test("Once the daemon has folded, /metrics and cardinal state status show the fold's pace and an empty backlog's drain time")
+    func foldPaceInMetricsAndStateStatus() throws {
+        let fixture = try IngestFixture()
+        let daemon = try fixture.startDaemon(["--fold-interval", "1s"])
+        defer { daemon.stop() }
+        let client = fixture.client(of: daemon)
+        #expect(try client.ingest(TestEvent.impressions(10)).counts == .accepted(10))
+
+        // The backlog read after the fold is the first to find a recorded fold: its capacity is a number then.
+        let samples = try Poll.until("a backlog read after the daemon's fold") { () -> MetricsText? in
+            let samples = MetricsText(try client.get("/metrics").text)
+            let capacity = samples["cardinal_report_state_fold_capacity_events_per_second"]
+            return capacity.isFinite && samples["cardinal_report_state_backlog_events"] == 0 ? samples : nil
+        }
+
+        // Nothing more to fold, so no fold runs after that read: the capacity is what the recorded folds did.
+        let folds = try fixture.database.connect().query(
+            """
+            select sum(events)::bigint, sum(extract(epoch from finished_at - started_at))::double precision
+            from cardinal.report_fold_runs
+            """
+        )[0]
+        let folded = try folds.decode(Int64.self, at: 0)
+        let capacity = Double(folded) / (try folds.decode(Double.self, at: 1))
+        #expect(folded == 10)
+        #expect(abs(samples["cardinal_report_state_fold_capacity_events_per_second"] - capacity) <= 1e-9 * capacity)
+        #expect(samples["cardinal_report_state_fold_events_per_second"] > 0)
+        #expect(samples["cardinal_report_state_arrival_events_per_second"].isFinite)
+        #expect(samples["cardinal_report_state_drain_seconds_estimate"] == 0)
+
+        let json = try CardinalCLI.succeed(
+            ["state", "status", "--format", "json", "--database-url", fixture.database.url]
+        )
+        let status = try #require(
+            (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])?.first, "\(json)"
+        )
+        #expect(status["unfolded_events"] as? String == "0")
+        #expect(status["oldest_age_seconds"] is NSNull)
+        #expect(status["capacity_events_per_second"] as? String == String(format: "%.1f", capacity))
+        #expect(status["drain_seconds"] as? String == "0.0")
+        #expect((status["fold_events_per_second"] as? String).flatMap(Double.init).map { $0 > 0 } == true, "\(json)")
+        #expect((status["arrival_events_per_second"] as? String).flatMap(Double.init) != nil, "\(json)")
+        let table = try CardinalCLI.succeed(["state", "status", "--database-url", fixture.database.url])
+        #expect(table.hasPrefix("unfolded_events  oldest_age_seconds  fold_events_per_second  "
+                                + "capacity_events_per_second  arrival_events_per_second  drain_seconds\n"),
+                "\(table)")
     }
 
     @Test("Each of the daemon's database connections names its role in pg_stat_activity")

@@ -33,8 +33,15 @@ struct Histogram {
 
 /// Formatting rules of the Prometheus text exposition format (version 0.0.4).
 enum PrometheusText {
+    /// `value` as the format writes it: an integer without a fraction, `+Inf`, `-Inf` and `NaN` as spelled there.
     static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        if value.isNaN {
+            return "NaN"
+        }
+        if value.isInfinite {
+            return value > 0 ? "+Inf" : "-Inf"
+        }
+        return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     static func escapeLabel(_ value: String) -> String {

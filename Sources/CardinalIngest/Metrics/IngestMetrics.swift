@@ -17,6 +17,7 @@ final class IngestMetrics: Sendable {
         var databaseUp = true
         var foldBacklogEvents: Int64 = 0
         var foldLagSeconds = 0.0
+        var foldRate = ReportFoldRate()
         var foldedEvents: Int64 = 0
         var foldSeconds = Histogram(upperBounds: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
         var spool: SpoolWriter.Snapshot?
@@ -82,6 +83,7 @@ final class IngestMetrics: Sendable {
         state.withLock { state in
             state.foldBacklogEvents = backlog.events
             state.foldLagSeconds = backlog.oldestAgeSeconds ?? 0
+            state.foldRate = backlog.fold
         }
     }
 
@@ -153,6 +155,7 @@ final class IngestMetrics: Sendable {
         PrometheusText.header("cardinal_report_state_lag_seconds", type: "gauge",
                               help: "Age of the oldest stored event not yet folded, before the last fold.", into: &text)
         text += "cardinal_report_state_lag_seconds \(state.foldLagSeconds)\n"
+        renderFoldRate(state.foldRate, into: &text)
         PrometheusText.header("cardinal_report_state_folded_events_total", type: "counter",
                               help: "Events folded into the report state by this daemon.", into: &text)
         text += "cardinal_report_state_folded_events_total \(state.foldedEvents)\n"
@@ -163,6 +166,29 @@ final class IngestMetrics: Sendable {
             renderSpool(spool, state, into: &text)
         }
         return text
+    }
+
+    /// The fold's pace, as `cardinal.report_fold_rate()` measured it before the last fold: the database's, the
+    /// same on every daemon. An unknown figure (no fold recorded yet) is `NaN`.
+    private func renderFoldRate(_ rate: ReportFoldRate, into text: inout String) {
+        let gauges: [(String, String, Double?)] = [
+            ("cardinal_report_state_fold_events_per_second",
+             "Events folded per second by every fold of the database, since the latest fold that began 5 minutes ago or earlier (cardinal.report_fold_rate).",
+             rate.eventsPerSecond),
+            ("cardinal_report_state_fold_capacity_events_per_second",
+             "Events those folds folded per second they spent folding: what the fold does while it runs.",
+             rate.capacityEventsPerSecond),
+            ("cardinal_report_state_arrival_events_per_second",
+             "Events added to the report-state backlog per second over the same time: stored, re-queued or re-keyed.",
+             rate.arrivalEventsPerSecond),
+            ("cardinal_report_state_drain_seconds_estimate",
+             "Seconds to fold the backlog at these rates, backlog / (capacity - arrival): 0 when it is empty, +Inf when the fold does not gain on it.",
+             rate.drainSeconds),
+        ]
+        for (name, help, value) in gauges {
+            PrometheusText.header(name, type: "gauge", help: help, into: &text)
+            text += "\(name) \(value.map(PrometheusText.number) ?? "NaN")\n"
+        }
     }
 
     private func renderSpool(_ spool: SpoolWriter.Snapshot, _ state: State, into text: inout String) {

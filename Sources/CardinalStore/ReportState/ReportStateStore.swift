@@ -23,19 +23,32 @@ public struct ReportStateStore {
         }
     }
 
-    /// What is waiting for the fold. Throws when the fold's watermark counts in another cluster's transaction ids
-    /// (a logical dump restored here), which no fold would ever pass: see `cardinal.rebase_report_state_watermark()`.
+    /// What is waiting for the fold, and the fold's pace over the last five minutes (`cardinal.report_fold_rate()`,
+    /// which the ingest role may call). Throws when the fold's watermark counts in another cluster's transaction
+    /// ids (a logical dump restored here), which no fold would ever pass: see
+    /// `cardinal.rebase_report_state_watermark()`.
     public func backlog() throws -> ReportStateBacklog {
         // A watermark of another cluster's ids makes the backlog look empty forever; this raises instead.
         try connection.execute("select cardinal.check_report_fold_watermark()")
-        let row = try connection.query(
+        guard let row = try connection.query(
             """
-            select events, extract(epoch from clock_timestamp() - oldest_received_at)::double precision
-            from cardinal.report_state_backlog()
+            select backlog_events,
+                   extract(epoch from clock_timestamp() - oldest_received_at)::double precision as oldest_age_seconds,
+                   fold_events_per_second, capacity_events_per_second, arrival_events_per_second, drain_seconds
+            from cardinal.report_fold_rate()
             """
-        ).first
+        ).first else {
+            return ReportStateBacklog(events: 0, oldestAgeSeconds: nil)
+        }
         return ReportStateBacklog(
-            events: try row?.decode(Int64.self, at: 0) ?? 0, oldestAgeSeconds: try row?.decode(Double?.self, at: 1)
+            events: try row.decode(Int64.self, column: "backlog_events"),
+            oldestAgeSeconds: try row.decode(Double?.self, column: "oldest_age_seconds"),
+            fold: ReportFoldRate(
+                eventsPerSecond: try row.decode(Double?.self, column: "fold_events_per_second"),
+                capacityEventsPerSecond: try row.decode(Double?.self, column: "capacity_events_per_second"),
+                arrivalEventsPerSecond: try row.decode(Double?.self, column: "arrival_events_per_second"),
+                drainSeconds: try row.decode(Double?.self, column: "drain_seconds")
+            )
         )
     }
 
