@@ -78,7 +78,8 @@ comment on function cardinal.fold_report_state() is
     'report groups (add_report_groups), '
     'report_control_exposures and report_campaign_receipts among them, before the conversions '
     'reach report_conversion_value_state and report_conversion_state, and records its snapshot''s '
-    'horizon (next_xid, running_xids). Must run in a REPEATABLE READ transaction; fails with a '
+    'horizon (next_xid, running_xids) and the run (report_fold_runs, for report_fold_rate). Must run in a '
+    'REPEATABLE READ transaction; fails with a '
     'serialization failure (40001: fold again) when a rebuild (requeue_report_state) committed after the '
     'transaction''s snapshot was taken.';
 
