@@ -571,15 +571,15 @@ comment on function cardinal.fold_report_control_exposures() is
 --
 -- Design notes (why, not what):
 --
--- * forget_report_control_exposures and forget_report_campaign_receipts delete the rows of the users whose
---   per-user state was deleted (erasure, re-keying, requeue, retention). Joining the transition table, which
+-- * forget_report_campaign_rows deletes the report_control_exposures and report_campaign_receipts rows of the
+--   users whose per-user state was deleted (erasure, re-keying, requeue, retention). Joining the transition table, which
 --   has no statistics, to the rows goes wrong either way: report_campaign_receipts is keyed (app, campaign,
 --   variant, user), so a nested loop over the forgotten users read the whole campaign's rows once per user (a
 --   requeue of 300 k events' state ran for over ten minutes); with nested loops off, every such statement
 --   hashed a sequential scan of the whole table instead (3.4 M rows at 10 M events), once per deletion of
 --   per-user state — each fold that re-keys a device, each erasure.
 --
--- * Both look the rows up through their (app_id, user_key) index with `= any(array(...))` conditions on the
+-- * It looks the rows of both up through their (app_id, user_key) index with `= any(array(...))` conditions on the
 --   forgotten apps and users (one sorted probe per user, as the pending views find touched users), and hash
 --   that handful of rows to the forgotten (app, campaign, user) triples. No plan hinges on an estimate:
 --   nested loops off (with jit off), and the index conditions take no join decision.
@@ -587,7 +587,7 @@ comment on function cardinal.fold_report_control_exposures() is
 -- * Measured in psql on the 10 M-event bench database (3.4 M receipt rows, 3.9 M exposure rows), deleting
 --   2,000 users' state of the largest campaign in a rolled-back transaction, twice each, load average 1–2: the
 --   whole statement with its six forget triggers 2.53–2.77 s with the join, 1.53–1.54 s with the lookups.
-create or replace function cardinal.forget_report_control_exposures()
+create or replace function cardinal.forget_report_campaign_rows()
     returns trigger
     language plpgsql
     set search_path = pg_catalog, pg_temp
@@ -595,36 +595,43 @@ create or replace function cardinal.forget_report_control_exposures()
     set jit = off
 as $function$
 begin
-    delete from cardinal.report_control_exposures as r
-    using (
+    with forgotten_users as materialized (
         select distinct g.app_id, g.campaign_id, f.user_key
         from forgotten as f
         join cardinal.report_groups as g on g.group_id = f.group_id
         where g.campaign_id is not null and not g.test
-    ) as x
-    where r.app_id = any(array(select distinct g.app_id
-                               from cardinal.report_groups as g
-                               where g.group_id in (select f.group_id from forgotten as f)))
-      and r.user_key = any(array(select distinct f.user_key from forgotten as f))
+    ),
+    exposures as (
+        delete from cardinal.report_control_exposures as r
+        using forgotten_users as x
+        where r.app_id = any(array(select distinct x.app_id from forgotten_users as x))
+          and r.user_key = any(array(select distinct x.user_key from forgotten_users as x))
+          and r.app_id = x.app_id and r.campaign_id = x.campaign_id and r.user_key = x.user_key
+    )
+    -- Every variant of the campaign: the receipts are keyed by variant too.
+    delete from cardinal.report_campaign_receipts as r
+    using forgotten_users as x
+    where r.app_id = any(array(select distinct x.app_id from forgotten_users as x))
+      and r.user_key = any(array(select distinct x.user_key from forgotten_users as x))
       and r.app_id = x.app_id and r.campaign_id = x.campaign_id and r.user_key = x.user_key;
     return null;
 end
 $function$;
-alter function cardinal.forget_report_control_exposures() owner to cardinal_owner;
-revoke all on function cardinal.forget_report_control_exposures() from public;
-comment on function cardinal.forget_report_control_exposures() is
-    'Statement trigger of report_user_state deletions: deletes the same users'' report_control_exposures '
-    'rows of the same campaigns (their events are queued again; the next fold makes the rows anew), found by '
-    'the (app_id, user_key) index.';
+alter function cardinal.forget_report_campaign_rows() owner to cardinal_owner;
+revoke all on function cardinal.forget_report_campaign_rows() from public;
+comment on function cardinal.forget_report_campaign_rows() is
+    'Statement trigger of report_user_state deletions: deletes the same users'' report_control_exposures and '
+    'report_campaign_receipts rows (every variant) of the same campaigns, found by their (app_id, user_key) '
+    'indexes (the events are queued again; the next fold makes the rows anew).';
 
 
-create or replace trigger report_user_state_forget_control_exposures
+create or replace trigger report_user_state_forget_campaign_rows
     after delete on cardinal.report_user_state
     referencing old table as forgotten
     for each statement
-    execute function cardinal.forget_report_control_exposures();
-comment on trigger report_user_state_forget_control_exposures on cardinal.report_user_state is
-    'Keeps report_control_exposures equal to what report_user_state holds.';
+    execute function cardinal.forget_report_campaign_rows();
+comment on trigger report_user_state_forget_campaign_rows on cardinal.report_user_state is
+    'Keeps report_control_exposures and report_campaign_receipts equal to what report_user_state holds.';
 
 
 -- A report of one campaign or canvas reads that source's per-user state by index, not the whole table
@@ -723,46 +730,6 @@ revoke all on function cardinal.fold_report_campaign_receipts() from public;
 comment on function cardinal.fold_report_campaign_receipts() is
     'Folds the unfolded events into report_campaign_receipts (report_pending_campaign_receipts). Part of '
     'fold_report_state(), inside its snapshot of the pending events; not to be called alone.';
-
-
-create or replace function cardinal.forget_report_campaign_receipts()
-    returns trigger
-    language plpgsql
-    set search_path = pg_catalog, pg_temp
-    set enable_nestloop = off
-    set jit = off
-as $function$
-begin
-    delete from cardinal.report_campaign_receipts as r
-    using (
-        select distinct g.app_id, g.campaign_id, f.user_key
-        from forgotten as f
-        join cardinal.report_groups as g on g.group_id = f.group_id
-        where g.campaign_id is not null and not g.test
-    ) as x
-    where r.app_id = any(array(select distinct g.app_id
-                               from cardinal.report_groups as g
-                               where g.group_id in (select f.group_id from forgotten as f)))
-      and r.user_key = any(array(select distinct f.user_key from forgotten as f))
-      and r.app_id = x.app_id and r.campaign_id = x.campaign_id and r.user_key = x.user_key;
-    return null;
-end
-$function$;
-alter function cardinal.forget_report_campaign_receipts() owner to cardinal_owner;
-revoke all on function cardinal.forget_report_campaign_receipts() from public;
-comment on function cardinal.forget_report_campaign_receipts() is
-    'Statement trigger of report_user_state deletions: deletes the same users'' report_campaign_receipts '
-    'rows of the same campaigns, every variant (their events are queued again; the next fold makes the rows '
-    'anew), found by the (app_id, user_key) index.';
-
-
-create or replace trigger report_user_state_forget_campaign_receipts
-    after delete on cardinal.report_user_state
-    referencing old table as forgotten
-    for each statement
-    execute function cardinal.forget_report_campaign_receipts();
-comment on trigger report_user_state_forget_campaign_receipts on cardinal.report_user_state is
-    'Keeps report_campaign_receipts equal to what report_user_state holds.';
 
 
 -- The counting trigger's query of the statement's changed rows, for the columns it counts.
