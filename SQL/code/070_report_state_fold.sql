@@ -307,35 +307,6 @@ comment on function cardinal.fold_report_dismissals() is
     'fold_report_state(), which holds the state lock and moves the watermark; not to be called alone.';
 
 
--- Deleting a user's state (erasure, requeue) deletes its dismissals in the same groups.
-create or replace function cardinal.forget_report_dismissals()
-    returns trigger
-    language plpgsql
-    set search_path = pg_catalog, pg_temp
-as $function$
-begin
-    delete from cardinal.report_dismissal_state as d
-    using (select distinct group_id, user_key from forgotten) as f
-    where d.group_id = f.group_id and d.user_key = f.user_key;
-    return null;
-end
-$function$;
-alter function cardinal.forget_report_dismissals() owner to cardinal_owner;
-revoke all on function cardinal.forget_report_dismissals() from public;
-comment on function cardinal.forget_report_dismissals() is
-    'Statement trigger of report_user_state deletions: deletes the same users'' report_dismissal_state rows '
-    'in the same report groups.';
-
-
-create or replace trigger report_user_state_forget_dismissals
-    after delete on cardinal.report_user_state
-    referencing old table as forgotten
-    for each statement
-    execute function cardinal.forget_report_dismissals();
-comment on trigger report_user_state_forget_dismissals on cardinal.report_user_state is
-    'Keeps report_dismissal_state equal to what report_user_state holds.';
-
-
 -- Part of the fold, as fold_report_dismissals: before fold_report_user_state moves the watermark.
 create or replace function cardinal.fold_report_push_sends()
     returns void
@@ -371,35 +342,6 @@ revoke all on function cardinal.fold_report_push_sends() from public;
 comment on function cardinal.fold_report_push_sends() is
     'Folds the unfolded non-control push sends into report_push_send_state. Part of fold_report_state(), '
     'which holds the state lock and moves the watermark; not to be called alone.';
-
-
--- Deleting a user's state (erasure, requeue) deletes its push sends in the same groups.
-create or replace function cardinal.forget_report_push_sends()
-    returns trigger
-    language plpgsql
-    set search_path = pg_catalog, pg_temp
-as $function$
-begin
-    delete from cardinal.report_push_send_state as p
-    using (select distinct group_id, user_key from forgotten) as f
-    where p.group_id = f.group_id and p.user_key = f.user_key;
-    return null;
-end
-$function$;
-alter function cardinal.forget_report_push_sends() owner to cardinal_owner;
-revoke all on function cardinal.forget_report_push_sends() from public;
-comment on function cardinal.forget_report_push_sends() is
-    'Statement trigger of report_user_state deletions: deletes the same users'' report_push_send_state rows '
-    'in the same report groups.';
-
-
-create or replace trigger report_user_state_forget_push_sends
-    after delete on cardinal.report_user_state
-    referencing old table as forgotten
-    for each statement
-    execute function cardinal.forget_report_push_sends();
-comment on trigger report_user_state_forget_push_sends on cardinal.report_user_state is
-    'Keeps report_push_send_state equal to what report_user_state holds.';
 
 
 -- Part of the fold: runs before fold_report_user_state, which moves the watermark, so that both read the
@@ -498,33 +440,48 @@ comment on function cardinal.fold_report_parts() is
     'which holds the state lock and moves the watermark; not to be called alone.';
 
 
--- Deleting a user's state (erasure, requeue) deletes its parts in the same groups.
-create or replace function cardinal.forget_report_parts()
+-- Deleting a user's state (erasure, requeue) deletes its dismissals, push sends and message parts in the same
+-- groups: the per-group tables the fold keeps beside report_user_state.
+create or replace function cardinal.forget_report_group_rows()
     returns trigger
     language plpgsql
     set search_path = pg_catalog, pg_temp
 as $function$
 begin
+    with forgotten_rows as materialized (
+        select distinct f.group_id, f.user_key from forgotten as f
+    ),
+    dismissals as (
+        delete from cardinal.report_dismissal_state as d
+        using forgotten_rows as f
+        where d.group_id = f.group_id and d.user_key = f.user_key
+    ),
+    push_sends as (
+        delete from cardinal.report_push_send_state as p
+        using forgotten_rows as f
+        where p.group_id = f.group_id and p.user_key = f.user_key
+    )
     delete from cardinal.report_part_state as p
-    using (select distinct group_id, user_key from forgotten) as f
+    using forgotten_rows as f
     where p.group_id = f.group_id and p.user_key = f.user_key;
     return null;
 end
 $function$;
-alter function cardinal.forget_report_parts() owner to cardinal_owner;
-revoke all on function cardinal.forget_report_parts() from public;
-comment on function cardinal.forget_report_parts() is
-    'Statement trigger of report_user_state deletions: deletes the same users'' report_part_state rows in '
-    'the same report groups.';
+alter function cardinal.forget_report_group_rows() owner to cardinal_owner;
+revoke all on function cardinal.forget_report_group_rows() from public;
+comment on function cardinal.forget_report_group_rows() is
+    'Statement trigger of report_user_state deletions: deletes the same users'' report_dismissal_state, '
+    'report_push_send_state and report_part_state rows in the same report groups.';
 
 
-create or replace trigger report_user_state_forget_parts
+create or replace trigger report_user_state_forget_group_rows
     after delete on cardinal.report_user_state
     referencing old table as forgotten
     for each statement
-    execute function cardinal.forget_report_parts();
-comment on trigger report_user_state_forget_parts on cardinal.report_user_state is
-    'Keeps report_part_state equal to what report_user_state holds.';
+    execute function cardinal.forget_report_group_rows();
+comment on trigger report_user_state_forget_group_rows on cardinal.report_user_state is
+    'Keeps report_dismissal_state, report_push_send_state and report_part_state equal to what '
+    'report_user_state holds.';
 
 
 -- Upserts the merged rows of report_pending_control_exposures; a row that would not change is left alone, so
