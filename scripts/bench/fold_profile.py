@@ -17,14 +17,23 @@ updated (HOT or not) and deleted per state table. Last, the bytes on disk of eac
 FOLD_PROFILE_EXPLAIN=1 also logs EXPLAIN (ANALYZE, BUFFERS) of every statement slower than a second, nested
 ones included (auto_explain), to the cluster's log, whose path is printed.
 
+FOLD_PROFILE_COMPARE=<git revision> then compares the fold of that revision's code files (SQL/code) with the
+checkout's on the same events, the only fair comparison on a machine whose load moves: FOLD_PROFILE_LATER more
+events of the same users are stored, and each is folded FOLD_PROFILE_RUNS times, alternately, in a transaction
+that first applies its code files and is then rolled back. The revision's schema must be the checkout's but for
+the code (its versioned migrations applied, or no table changed since).
+
 The seeded database is kept as a template (<database>_seed) and reused while it holds the requested events;
 each run folds a fresh copy of it. Knobs (environment): FOLD_PROFILE_EVENTS (1000000), FOLD_PROFILE_LATER
-(200000), FOLD_PROFILE_DATABASE (cardinal_fold_profile), FOLD_PROFILE_TOP (15 functions), FOLD_PROFILE_EXPLAIN.
+(200000), FOLD_PROFILE_DATABASE (cardinal_fold_profile), FOLD_PROFILE_TOP (15 functions), FOLD_PROFILE_EXPLAIN,
+FOLD_PROFILE_COMPARE, FOLD_PROFILE_RUNS (3).
 The figures go as JSON to bench-results/fold-profile-<timestamp>.json.
 """
 import datetime
+import glob
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -37,6 +46,8 @@ DATABASE = os.environ.get("FOLD_PROFILE_DATABASE", "cardinal_fold_profile")
 TEMPLATE = DATABASE + "_seed"
 TOP = int(os.environ.get("FOLD_PROFILE_TOP", "15"))
 EXPLAIN = os.environ.get("FOLD_PROFILE_EXPLAIN", "0") == "1"
+COMPARE = os.environ.get("FOLD_PROFILE_COMPARE", "")
+RUNS = int(os.environ.get("FOLD_PROFILE_RUNS", "3"))
 BIN_DIR = os.environ.get("BIN_DIR", os.path.join(REPO, ".build", "release"))
 COPIED_COLUMNS = ("type, channel, time, user_id, device_id, session_id, campaign_id, canvas_id, canvas_step_id, "
                   "variant_id, control, message_id, placement_id, button_id, url, platform, sdk_version, "
@@ -115,14 +126,16 @@ def profiled_fold(url, label):
     return figures
 
 
-def store_later_events(url):
-    """Stores LATER new events of existing users: a page sample of the last five report days, a second later."""
+def store_later_events(url, seconds_later=1):
+    """Stores up to LATER new events of existing users: a page sample of the last five report days' events,
+    seconds_later after them."""
     # The seed spreads events evenly over 30 days; a sample of twice the last five days' share leaves room.
     percent = min(100.0, 100.0 * 2 * LATER / (EVENTS * 5 / 30))
+    later_time = f"time + interval '{seconds_later} seconds',"
     psql(url, f"""
         insert into cardinal.events (app_id, id, {COPIED_COLUMNS})
-        select app_id, gen_random_uuid(), {COPIED_COLUMNS.replace("time,", "time + interval '1 second',", 1)}
-        from cardinal.events tablesample system ({percent:.4f}) repeatable (11)
+        select app_id, gen_random_uuid(), {COPIED_COLUMNS.replace("time,", later_time, 1)}
+        from cardinal.events tablesample system ({percent:.4f}) repeatable ({10 + seconds_later})
         where time >= (select to_date from bench.seed) - 4
         limit {LATER}""")
 
@@ -139,6 +152,58 @@ def state_bytes(url):
                      "order by 2 desc")
     tables = [(name, int(size)) for name, size in (line.split("|") for line in rows.splitlines())]
     return events, tables
+
+
+def code_files_sql(revision):
+    """The text of every code file, in order: of a git revision, or of the checkout when revision is None."""
+    if revision is None:
+        return "".join(open(path).read() for path in sorted(glob.glob(os.path.join(REPO, "SQL", "code", "*.sql"))))
+    names = sh("git", "ls-tree", "--name-only", f"{revision}:SQL/code").split()
+    return "".join(sh("git", "show", f"{revision}:SQL/code/{name}") + "\n" for name in sorted(names)
+                   if name.endswith(".sql"))
+
+
+def rolled_back_fold_seconds(url, code):
+    """(events, seconds) of one fold of the pending events with the given code files, rolled back."""
+    script = f"""
+        \\set ON_ERROR_STOP 1
+        set client_min_messages = warning;
+        begin isolation level repeatable read;
+        set local check_function_bodies = off;
+        {code}
+        select extract(epoch from clock_timestamp()) as started \\gset
+        select coalesce(cardinal.fold_report_state(), 0) as folded \\gset
+        select :folded || ' ' || (extract(epoch from clock_timestamp()) - :started);
+        rollback;
+    """
+    result = subprocess.run(["psql", "-X", "-q", "-tA", url], input=script, cwd=REPO, text=True,
+                            capture_output=True)
+    if result.returncode != 0:
+        sys.exit(f"fold-profile: a compared fold failed:\n{result.stderr}")
+    events, seconds = result.stdout.split()[-2:]
+    return int(events), float(seconds)
+
+
+def compare(url):
+    """Folds the same pending events with COMPARE's code and the checkout's, alternately, RUNS times each."""
+    store_later_events(url, seconds_later=2)
+    psql(url, "vacuum (analyze) cardinal.events")
+    codes = {COMPARE: code_files_sql(COMPARE), "checkout": code_files_sql(None)}
+    times = {name: [] for name in codes}
+    events = 0
+    for run in range(RUNS):
+        for name, code in codes.items():
+            events, seconds = rolled_back_fold_seconds(url, code)
+            times[name].append(seconds)
+            log(f"compare run {run + 1}: {name} folded {events:,} events in {seconds:.2f} s")
+    print(f"\ncompare: the same {events:,} pending events of existing users, {RUNS} alternating runs each")
+    for name, runs in times.items():
+        median = statistics.median(runs)
+        print(f"  {name:<20} median {median:7.2f} s ({min(runs):.2f}–{max(runs):.2f}), "
+              f"{events / median:,.0f} events/s")
+    ratio = statistics.median(times[COMPARE]) / statistics.median(times["checkout"])
+    print(f"  the checkout folds {ratio:.2f}x as fast as {COMPARE}")
+    return {"revision": COMPARE, "events": events, "seconds": times}
 
 
 def print_fold(figures):
@@ -180,11 +245,13 @@ def main():
           f"{state / folded:,.0f} bytes per event")
     for name, size in tables:
         print(f"  {name:<36} {size / 2**20:>9,.1f} MiB {size / folded:>8,.0f} B/event")
+    comparison = compare(url) if COMPARE else None
     os.makedirs(os.path.join(REPO, "bench-results"), exist_ok=True)
     path = os.path.join(REPO, "bench-results", f"fold-profile-{time.strftime('%Y%m%d-%H%M%S')}.json")
     with open(path, "w") as out:
         json.dump({"events": EVENTS, "later": LATER, "folds": [burst, later],
-                   "state": {"events_bytes": events, "tables": dict(tables)}}, out, indent=2)
+                   "state": {"events_bytes": events, "tables": dict(tables)},
+                   "comparison": comparison}, out, indent=2)
     print(f"\nfigures written to {path}")
 
 
