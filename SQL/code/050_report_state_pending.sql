@@ -1,13 +1,13 @@
 -- The report state's intake: the watermark, the events not folded yet, requeueing.
 --
--- An event is unfolded while it waits in report_fold_queue (re-queued) or was stored by a transaction the
--- fold's watermark (report_fold_watermark) has not passed. unfolded_stored_events reads the latter as stored;
--- report_unfolded_events_full reads both with user_key resolved through identity_links (one part of a long
--- queue, or inside a fold the fold's snapshot from take_report_fold_snapshot), and report_unfolded_events and
--- the views below narrow it for the report_pending_* views. requeue_report_state rebuilds an app's state
--- (`cardinal state rebuild`, a report time zone change, a retention drop); subtract_folded_daily_counts is the
--- first step of a re-key and of an erasure; check_report_fold_watermark and rebase_report_state_watermark
--- handle a database restored into another cluster.
+-- An event is unfolded while it waits in report_fold_queue (re-queued) or was stored by a transaction the fold's
+-- watermark (report_fold_watermark) has not passed. unfolded_stored_events reads the latter as stored;
+-- report_unfolded_events_full reads both with user_key resolved through identity_links as the pending logins change
+-- them (one part of a long queue, or inside a fold the fold's snapshot from take_report_fold_snapshot), and
+-- report_unfolded_events and the views below narrow it for the report_pending_* views. requeue_report_state rebuilds an
+-- app's state (`cardinal state rebuild`, a report time zone change, a retention drop); subtract_folded_daily_counts is
+-- the first step of a re-key and of an erasure; check_report_fold_watermark and rebase_report_state_watermark handle a
+-- database restored into another cluster.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
