@@ -128,8 +128,9 @@ grant execute on function cardinal.pending_identity_links() to cardinal_reader;
 comment on function cardinal.pending_identity_links() is
     'Identity links the next report-state fold makes or changes: per app and device, the first unfolded event '
     'carrying both ids when the device has no link or an older-timed one, or a merged link whose user has an '
-    'unfolded event before the login (then merged turns false). previous_key: what the device''s anonymous '
-    'events count as until that fold (the merged user, else device: || device_id).';
+    'unfolded event before the login (then merged turns false). previous_key: what the device''s folded '
+    'anonymous events count as until that fold (the merged user, else device: || device_id); its unfolded '
+    'ones count as the new link already (report_unfolded_events).';
 
 
 -- Forgets the state of some resolved user keys and queues their events again (re-keying). The state is kept

@@ -35,8 +35,13 @@ import TestSupport
 
         /// Creates the workload's app and settings and writes its batches through the event writer, folding the
         /// queue after some of them, so that reports read a mix of folded state and queued events, and learns the
-        /// identity links of the events left unfolded.
-        func load(_ workload: RandomWorkload, app name: String, generator: inout SeededGenerator) throws -> Int64 {
+        /// identity links of the events left unfolded. Without `foldWhileLoading` every event stays pending;
+        /// without `learnLogins` the logins among the unfolded events stay pending too, for the reports to merge
+        /// (the generator is drawn from alike either way, so the workload stays the same).
+        func load(
+            _ workload: RandomWorkload, app name: String, generator: inout SeededGenerator,
+            foldWhileLoading: Bool = true, learnLogins: Bool = true
+        ) throws -> Int64 {
             let app = try AppStore(connection: connection).create(name: name, reportTimeZone: workload.timeZone)
             for campaign in RandomWorkload.campaigns {
                 let primary = generator.pick(RandomWorkload.conversions as [String?] + [nil])
@@ -74,12 +79,16 @@ import TestSupport
                 _ = try writer.write(
                     events: batch.map { EventRecord(appID: app.id, event: $0, receivedAt: Date()) }, rejections: []
                 )
-                if generator.chance(0.4) {
+                if generator.chance(0.4) && foldWhileLoading {
                     #expect(try state.fold() != nil)
                 }
             }
-            // A login merges at the fold (0032): learn the unfolded ones, so the reference can be compared.
-            try learnIdentityLinks(connection)
+            // A login merges at the fold (0032): learn the unfolded ones, so that the comparisons of the reports
+            // that read folded state and unfolded events are not all about pending logins (those are compared
+            // in pendingLoginsEqualReference).
+            if learnLogins {
+                try learnIdentityLinks(connection)
+            }
             return app.id
         }
 
@@ -242,6 +251,58 @@ import TestSupport
                 [app, generator.pick([nil, nil] + RandomWorkload.campaigns), baseDay.adding(days: first),
                  baseDay.adding(days: last), asOf, generator.chance(0.3)]
             )
+        }
+
+        /// Every report against its reference (and send_arms and the exposure findings from counts against the
+        /// same reads of the per-user state) once, with arguments drawn from `generator`: the comparisons that
+        /// differ, and how many reference rows were compared.
+        func compareEveryReport(app: String, generator: inout SeededGenerator) throws -> (differing: [String], rows: Int64) {
+            let comparisons: [(String, (inout SeededGenerator) throws -> (Int64, Int64))] = [
+                ("unique_impressions", { try self.uniqueImpressions(app: app, generator: &$0) }),
+                ("control_arms", { try self.controlArms(app: app, generator: &$0) }),
+                ("anomalies", { try self.anomalies(app: app, generator: &$0) }),
+                ("campaign_conversions", { try self.campaignConversions(app: app, generator: &$0) }),
+                ("control_arm_conversions", { try self.controlArmConversions(app: app, generator: &$0) }),
+                ("control_arms of the canvas", { try self.canvasControlArms(app: app, generator: &$0) }),
+                ("control_arm_conversions of the canvas",
+                 { try self.canvasControlArmConversions(app: app, generator: &$0) }),
+                ("send_arms", { try self.sendArms(app: app, generator: &$0) }),
+                ("anomalies from counts", { try self.anomaliesFromCounts(app: app, generator: &$0) }),
+            ]
+            var differing: [String] = []
+            var rows: Int64 = 0
+            for (name, compare) in comparisons {
+                for _ in 0..<2 {
+                    let (differences, compared) = try compare(&generator)
+                    if differences != 0 {
+                        differing.append(name)
+                    }
+                    rows += compared
+                }
+            }
+            return (differing, rows)
+        }
+
+        /// The app's pending logins that change a link (pending_identity_links), and of those the ones that
+        /// re-key folded state: the key the device's anonymous events counted as (its own, or a previous user's)
+        /// changes, and that key has state.
+        func pendingLogins(app appID: Int64) throws -> (links: Int64, overFoldedState: Int64) {
+            let row = try connection.query(
+                """
+                select count(*),
+                       count(*) filter (
+                           where p.previous_key <> case when p.merged then p.user_id else 'device:' || p.device_id end
+                             and (exists (select from cardinal.report_user_state as u
+                                          join cardinal.report_groups as g on g.group_id = u.group_id
+                                          where g.app_id = p.app_id and u.user_key = p.previous_key)
+                                  or exists (select from cardinal.report_conversion_state as c
+                                             where c.app_id = p.app_id and c.user_key = p.previous_key)))
+                from cardinal.pending_identity_links() as p
+                where p.app_id = $1
+                """,
+                [appID]
+            ).first
+            return (try row?.decode(Int64.self, at: 0) ?? -1, try row?.decode(Int64.self, at: 1) ?? -1)
         }
 
         /// The app's report state as text, in a fixed order, with each set of days, times and message ids
@@ -537,6 +598,65 @@ import TestSupport
         for kind in ["canvas click_without_impression:critical", "canvas users_in_several_arms:critical"] {
             #expect(allKinds.contains(kind), "no workload raised \(kind)")
         }
+    }
+
+    @Test(
+        "Before the fold, with logins among the pending events, every report equals the reference, and after it",
+        arguments: 0..<shards
+    )
+    func pendingLoginsEqualReference(shard: UInt64) throws {
+        // A quarter of the main comparison's workloads: each compares every report twice over.
+        let count = max(2 * Self.shards, try TestEnvironment.propertyWorkloads(default: Self.defaultWorkloads) / 4)
+        let bench = try Bench()
+        defer { bench.database.drop() }
+        var compared: Int64 = 0
+        var pendingLinks: Int64 = 0
+        var pendingLinksOverFoldedState: Int64 = 0
+        var exactWorkloads: UInt64 = 0
+        for seed in stride(from: 6_001 + shard, through: 6_000 + count, by: Int(Self.shards)) {
+            var generator = SeededGenerator(seed: seed)
+            let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
+            let app = "app\(seed)"
+            // Every other workload of a shard wholly pending; the others folded after some batches, so that a
+            // login can be pending while the device's anonymous events (or the previous user's) are folded.
+            let foldWhileLoading = (seed / 2) % 2 == 0
+            let appID = try bench.load(
+                workload, app: app, generator: &generator, foldWhileLoading: foldWhileLoading, learnLogins: false
+            )
+            let logins = try bench.pendingLogins(app: appID)
+            pendingLinks += logins.links
+            pendingLinksOverFoldedState += logins.overFoldedState
+            let label = "workload \(seed) (\(foldWhileLoading ? "partly folded" : "all pending"), "
+                + "\(logins.links) pending logins, \(logins.overFoldedState) over folded state)"
+
+            let arguments = SeededGenerator(seed: seed &+ 1_300_000)
+            var beforeArguments = arguments
+            let before = try bench.compareEveryReport(app: app, generator: &beforeArguments)
+            if logins.overFoldedState > 0 {
+                // Not done yet: what a pending login re-keys of the folded state moves at the fold, not before
+                // (docs/report-state.md, "Identity merge"). Such a workload may still compare equal, when no
+                // report range or row meets the re-keyed rows.
+                withKnownIssue("a pending login re-keys folded state only at the fold", isIntermittent: true) {
+                    #expect(before.differing.isEmpty, "before the fold, \(label): \(before.differing)")
+                }
+            } else {
+                #expect(before.differing.isEmpty, "before the fold, \(label): \(before.differing)")
+                exactWorkloads += 1
+            }
+            compared += before.rows
+
+            _ = try bench.state.fold()
+            var afterArguments = arguments
+            let after = try bench.compareEveryReport(app: app, generator: &afterArguments)
+            #expect(after.differing.isEmpty, "after the fold, \(label): \(after.differing)")
+            #expect(try bench.stateCountsDifferingFromRows(app: app) == 0, "state counts, \(label)")
+        }
+        // The comparisons must have had rows, and the workloads pending logins, some over folded state; and most
+        // workloads must have been held to equality before the fold.
+        #expect(compared > Int64(count / Self.shards) * 5)
+        #expect(pendingLinks > Int64(count / Self.shards) / 2, "\(pendingLinks) pending logins")
+        #expect(pendingLinksOverFoldedState > 0, "\(pendingLinksOverFoldedState) pending logins over folded state")
+        #expect(exactWorkloads > count / Self.shards / 2, "\(exactWorkloads) workloads compared before the fold")
     }
 
     @Test("Time zones changed after ingest give the same reports as a fresh computation")
