@@ -2147,10 +2147,12 @@ as $function$
             union all
             select g.finding_id, g.source_id, g.variant_arm, g.push, p.user_key, p.impression_days, p.send_days,
                    p.control_impression_days, p.control_send_days
+            -- Every pending exposure is a candidate; the join below narrows the rest. An `= any(array(…))`
+            -- filter here was a linear search of the candidates per pending row: on 100,000 pending events
+            -- (52,000 rows, 48,000 candidates) 60 of the report's 64 s.
             from pending as p
             join groups as g on g.group_id = p.group_id
             where not p.test
-              and p.user_key = any(array(select distinct c.user_key from several_arm_candidates as c))
         ) as e
         join several_arm_candidates as c on c.source_id = e.source_id and c.user_key = e.user_key
         cross join lateral (

@@ -121,6 +121,45 @@ import TestSupport
         #expect(campaigns(with: .clickWithoutImpression) == ["banner", "card", "iam"])
     }
 
+    @Test("Anomalies over a burst of 80,000 users' first exposures, none folded yet, finish without a quadratic plan")
+    func anomaliesOfUnfoldedBurst() throws {
+        let database = try TestDatabase.migrated(prefix: "planner")
+        defer { database.drop() }
+        let connection = try database.connect()
+        let appID = try AppStore(connection: connection).create(name: "burst", reportTimeZone: "Europe/Berlin").id
+
+        // One statement, as a burst the fold has not reached: each user sees content card "launch" once in
+        // variant v1 (odd users) or v2 (even ones); every 100th user also sees the other variant an hour later.
+        // Every pending exposure is a candidate for users_in_several_arms; before the candidates were matched
+        // by a hash join, each pending row searched the array of all of them: 46 s at 60,000 users in the debug
+        // test run, over the timeout below at 80,000, more than ten minutes on a million pending events.
+        let users = 80_000
+        try connection.execute(
+            """
+            insert into cardinal.events (app_id, id, type, channel, time, user_id, campaign_id, variant_id)
+            select $1, gen_random_uuid(), 'impression', 'content_card',
+                   now() - interval '5 hours' + shown.hours * interval '1 hour', 'user' || n, 'launch',
+                   case when (n + shown.hours) % 2 = 0 then 'v2' else 'v1' end
+            from generate_series(1, $2) as n
+            cross join (values (0), (1)) as shown (hours)
+            where shown.hours = 0 or n % 100 = 0
+            """,
+            [appID, users]
+        )
+        try connection.execute("set jit = off")
+        try connection.execute("set statement_timeout = '60s'")
+        let today = ReportDate(utcDayOf: Date())
+        let scope = ReportScope(app: "burst", from: today.adding(days: -1), to: today.adding(days: 1))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let findings = try AnomaliesQuery(connection: connection).run(scope)
+        let elapsed = clock.now - start
+        #expect(elapsed < Self.allowed, "anomalies took \(elapsed)")
+        let several = try #require(findings.first { $0.kind == .usersInSeveralArms })
+        #expect(several.evidence["users"] == Double(users / 100))
+        #expect(several.evidence["exposed_users"] == Double(users))
+    }
+
     @Test("Rebuilding a fresh bulk load of devices that log in reads its queue without a quadratic plan")
     func rebuildOfFreshLoadWithLogins() throws {
         let database = try TestDatabase.migrated(prefix: "planner")

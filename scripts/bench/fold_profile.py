@@ -14,6 +14,10 @@ Each fold is one `cardinal.fold_report_state()` in its REPEATABLE READ transacti
 `track_functions = all`; before it commits, the transaction's own statistics are read: seconds per function
 (each step of the fold and each counting trigger, self time apart from what it calls), rows inserted,
 updated (HOT or not) and deleted per state table. Last, the bytes on disk of each state table per event.
+Around the burst, each whole-app report of the release CLI is timed once against the naive SQL of
+scripts/bench/naive/ (as `make bench` runs them, numbers compared): with the burst stored and not yet folded,
+then folded — issue 43's "reports never slower than naive SQL while the fold catches up"
+(FOLD_PROFILE_REPORTS=0 skips them).
 FOLD_PROFILE_EXPLAIN=1 also logs EXPLAIN (ANALYZE, BUFFERS) of every statement slower than a second, nested
 ones included (auto_explain), to the cluster's log, whose path is printed.
 
@@ -25,7 +29,7 @@ the code (its versioned migrations applied, or no table changed since).
 
 The seeded database is kept as a template (<database>_seed) and reused while it holds the requested events;
 each run folds a fresh copy of it. Knobs (environment): FOLD_PROFILE_EVENTS (1000000), FOLD_PROFILE_LATER
-(200000), FOLD_PROFILE_DATABASE (cardinal_fold_profile), FOLD_PROFILE_TOP (15 functions), FOLD_PROFILE_EXPLAIN,
+(200000), FOLD_PROFILE_DATABASE (cardinal_fold_profile), FOLD_PROFILE_TOP (15 functions), FOLD_PROFILE_REPORTS (1), FOLD_PROFILE_EXPLAIN,
 FOLD_PROFILE_COMPARE, FOLD_PROFILE_RUNS (3).
 The figures go as JSON to bench-results/fold-profile-<timestamp>.json.
 """
@@ -39,6 +43,7 @@ import sys
 import time
 
 from bench import REPO, admin_url, database_url, psql, sh
+from reports import cli_command, compare as compare_with_naive, naive_command, naive_rows, timed
 
 EVENTS = int(os.environ.get("FOLD_PROFILE_EVENTS", "1000000"))
 LATER = int(os.environ.get("FOLD_PROFILE_LATER", "200000"))
@@ -48,6 +53,7 @@ TOP = int(os.environ.get("FOLD_PROFILE_TOP", "15"))
 EXPLAIN = os.environ.get("FOLD_PROFILE_EXPLAIN", "0") == "1"
 COMPARE = os.environ.get("FOLD_PROFILE_COMPARE", "")
 RUNS = int(os.environ.get("FOLD_PROFILE_RUNS", "3"))
+REPORTS = os.environ.get("FOLD_PROFILE_REPORTS", "1") == "1"
 BIN_DIR = os.environ.get("BIN_DIR", os.path.join(REPO, ".build", "release"))
 COPIED_COLUMNS = ("type, channel, time, user_id, device_id, session_id, campaign_id, canvas_id, canvas_step_id, "
                   "variant_id, control, message_id, placement_id, button_id, url, platform, sdk_version, "
@@ -206,6 +212,34 @@ def compare(url):
     return {"revision": COMPARE, "events": events, "seconds": times}
 
 
+def timed_reports(url, label):
+    """Each whole-app report and its naive SQL, timed once, as wall time of the whole command."""
+    from_date, to_date = psql(url, "select from_date, to_date from bench.seed").split("|")
+    as_of = (datetime.date.fromisoformat(to_date) + datetime.timedelta(days=1)).isoformat() + "T00:00:00Z"
+    scope = {"from_date": from_date, "to_date": to_date, "campaign": None, "as_of": as_of}
+    backlog = int(psql(url, "select events from cardinal.report_state_backlog()"))
+    log(f"reports, {label} ({backlog:,} events unfolded)")
+    results = []
+    for report, naive_name in (("unique-impressions", "unique_impressions"), ("anomalies", "anomalies"),
+                               ("control", "control")):
+        seconds, output = timed(cli_command(BIN_DIR, url, report, scope))
+        naive_seconds, naive_output = timed(naive_command(url, naive_name, scope))
+        rows, differences = compare_with_naive(json.loads(output), naive_rows(naive_output))
+        results.append({"report": report, "seconds": seconds, "naive_seconds": naive_seconds, "rows": rows,
+                        "check": "OK" if not differences else "MISMATCH", "differences": differences[:20]})
+    return {"label": label, "unfolded": backlog, "reports": results}
+
+
+def print_reports(figures):
+    print(f"\nreports for the whole app, {figures['label']} ({figures['unfolded']:,} events unfolded)")
+    print(f"  {'report':<20} {'cardinal s':>11} {'naive s':>9} {'cardinal/naive':>15} {'rows':>6}  check")
+    for r in figures["reports"]:
+        print(f"  {r['report']:<20} {r['seconds']:>11.2f} {r['naive_seconds']:>9.2f} "
+              f"{r['seconds'] / r['naive_seconds']:>14.2f}x {r['rows']:>6}  {r['check']}")
+        for difference in r["differences"][:5]:
+            print(f"    {difference}")
+
+
 def print_fold(figures):
     rate = figures["folded"] / figures["seconds"] if figures["seconds"] else 0
     print(f"\n{figures['label']}: {figures['folded']:,} events folded in {figures['seconds']:.1f} s "
@@ -230,9 +264,14 @@ def main():
     url = database_url(DATABASE)
     if EXPLAIN:
         log(f"plans of the statements slower than 1 s go to {os.path.join(REPO, '.data', 'postgresql.log')}")
+    reports = [timed_reports(url, "before the burst's fold")] if REPORTS else []
     log(f"burst: folding {EVENTS:,} stored events")
     burst = profiled_fold(url, "burst")
     print_fold(burst)
+    if REPORTS:
+        reports.append(timed_reports(url, "after the burst's fold"))
+    for figures in reports:
+        print_reports(figures)
     psql(url, "vacuum (analyze) cardinal.events")
     store_later_events(url)
     log(f"later: folding {LATER:,} events of existing users")
@@ -249,7 +288,7 @@ def main():
     os.makedirs(os.path.join(REPO, "bench-results"), exist_ok=True)
     path = os.path.join(REPO, "bench-results", f"fold-profile-{time.strftime('%Y%m%d-%H%M%S')}.json")
     with open(path, "w") as out:
-        json.dump({"events": EVENTS, "later": LATER, "folds": [burst, later],
+        json.dump({"events": EVENTS, "later": LATER, "folds": [burst, later], "reports": reports,
                    "state": {"events_bytes": events, "tables": dict(tables)},
                    "comparison": comparison}, out, indent=2)
     print(f"\nfigures written to {path}")
