@@ -397,9 +397,9 @@ as $function$
         -- range that its folded days (report_row_user_days, one probe by primary key) do not hold. The first
         -- of them is the user's first in the range when no folded day of the kind is in it. Only this range's
         -- pairs are counted, so no day's previous day is needed: report_pending_row_day_users, which the fold
-        -- applies, orders every pending pair by user to find it, 60 % of this report's time with 1 M events
-        -- unfolded, and its join to the folded days was hashed, reading all of report_row_user_days whenever
-        -- anything was pending.
+        -- applies, orders every pending pair by user to find it (28.5 s against 25.8 s for the report with
+        -- 1 M events unfolded), and its join to the folded days was hashed, reading all of
+        -- report_row_user_days whenever anything was pending, for one campaign too.
         select a.name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, k.kind,
                case when unique_impressions_from_day_pairs.by_day then n.day end,
                n.ordinal = 1
@@ -422,12 +422,13 @@ as $function$
                    ('dismissal', p.dismissal_days, old.dismissal_days),
                    ('send', p.send_days, old.send_days)
         ) as k (kind, new_days, old_days)
-        -- The days are sorted (report_pending_row_days), so the first new day in the range is ordinal 1.
+        -- The new days of the range in order: ordinal 1 is the first.
         cross join lateral unnest(array(
             select d
             from unnest(k.new_days) as d
             where d between unique_impressions_from_day_pairs.from_date and unique_impressions_from_day_pairs.to_date
               and d <> all(coalesce(k.old_days, '{}'))
+            order by d
         )) with ordinality as n (day, ordinal)
         where (unique_impressions_from_day_pairs.app is null or a.name = unique_impressions_from_day_pairs.app)
           and (unique_impressions_from_day_pairs.campaign is null
