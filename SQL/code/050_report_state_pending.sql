@@ -792,6 +792,51 @@ comment on function cardinal.drop_report_fold_snapshot() is
     'reads the stored events again. Part of fold_report_state(), after its last step.';
 
 
+-- A report reads the pending events through several views, two to four reads a report, each resolving the
+-- anonymous devices among them again: with 1 M events pending about 3 s a read. Like the fold, a report can
+-- read them once: this copies them into the fold's temporary table, which report_unfolded_events_full() then
+-- returns for the rest of the transaction. Measured on 1 M pending events (copy 2.9 s): unique_impressions
+-- 23.6 → 13.4 s, control_arms 6.5 s instead of about 19 s, anomalies 44 → 29 s.
+--
+-- Only in a REPEATABLE READ (or SERIALIZABLE) transaction, where the state the report reads next and the copy
+-- are of one snapshot: under READ COMMITTED a fold that commits in between would count its events twice. Not
+-- on a hot standby or in a read-only transaction, which cannot create a table, not inside a fold (its own
+-- snapshot is taken), and not for a role without the TEMPORARY privilege: then it returns NULL and the report
+-- reads the events as before.
+create or replace function cardinal.take_report_pending_copy()
+    returns bigint
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
+declare
+    copied bigint;
+begin
+    if coalesce(current_setting('cardinal.report_fold_snapshot', true), '') <> ''
+       or current_setting('transaction_isolation') not in ('repeatable read', 'serializable')
+       or current_setting('transaction_read_only') = 'on'
+       or pg_is_in_recovery()
+       or not has_database_privilege(current_database(), 'temporary') then
+        return null;
+    end if;
+    -- ON COMMIT DROP and a transaction-local flag: the copy ends with the report's transaction.
+    create temporary table report_fold_events on commit drop as
+    select * from cardinal.report_unfolded_events_full();
+    get diagnostics copied = row_count;
+    perform set_config('cardinal.report_fold_snapshot', 'taken', true);
+    return copied;
+end
+$function$;
+alter function cardinal.take_report_pending_copy() owner to cardinal_owner;
+grant execute on function cardinal.take_report_pending_copy() to cardinal_reader;
+comment on function cardinal.take_report_pending_copy() is
+    'Copies the pending events (report_unfolded_events_full(), the pending logins applied) into the temporary '
+    'table pg_temp.report_fold_events, which report_unfolded_events_full() and report_unfolded_events() return '
+    'for the rest of this transaction, and returns how many: a report''s one read of them. NULL, and nothing '
+    'copied, outside a REPEATABLE READ or SERIALIZABLE transaction, in a read-only one, on a hot standby, '
+    'inside a fold or after an earlier copy, and for a role without TEMPORARY on the database. cardinal''s '
+    'report commands call it at the start of each report''s transaction.';
+
+
 -- The events the watermark has not passed, each of its two reads behind a test of event_storing_xids: the
 -- partitions are read only when a transaction that stored events is pending, which a fold with nothing to do
 -- finds in a tiny table.

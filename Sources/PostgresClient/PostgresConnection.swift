@@ -63,6 +63,12 @@ public final class PostgresConnection {
         isConnected && (transactionStatus == .idle || transactionStatus == .inTransaction)
     }
 
+    /// Whether the session is inside a transaction block (`BEGIN` without its `COMMIT` or `ROLLBACK` yet),
+    /// failed or not.
+    public var isInTransaction: Bool {
+        transactionStatus == .inTransaction || transactionStatus == .failed
+    }
+
     /// Closes the connection and opens it again with the same parameters, for example after the server
     /// restarted. Check ``isUsable`` afterwards.
     ///

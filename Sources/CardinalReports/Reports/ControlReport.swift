@@ -36,6 +36,14 @@ public struct ControlReport: Sendable, Equatable {
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
         window: ConversionWindow? = nil
     ) throws -> ControlReport {
+        try session.inOneSnapshot {
+            try computed(session: session, scope: scope, asOf: asOf, conversion: conversion, window: window)
+        }
+    }
+
+    private static func computed(
+        session: ReportSession, scope: ReportScope, asOf: Date, conversion: String?, window: ConversionWindow?
+    ) throws -> ControlReport {
         let rows = try session.controlArms(scope, asOf: asOf, conversion: conversion, window: window)
         let settings = try session.campaignSettings(app: scope.app)
         var splits: [CampaignKey: ExpectedSplit] = [:]

@@ -29,11 +29,13 @@ public struct UniqueImpressionsReport: Sendable, Equatable {
     public static func run(
         session: ReportSession, scope: ReportScope, by breakdown: ReportBreakdown? = nil
     ) throws -> UniqueImpressionsReport {
-        UniqueImpressionsReport(
-            scope: scope,
-            breakdown: breakdown,
-            rows: try session.uniqueImpressions(scope, by: breakdown),
-            conversions: try session.campaignConversions(scope)
-        )
+        try session.inOneSnapshot {
+            UniqueImpressionsReport(
+                scope: scope,
+                breakdown: breakdown,
+                rows: try session.uniqueImpressions(scope, by: breakdown),
+                conversions: try session.campaignConversions(scope)
+            )
+        }
     }
 }

@@ -28,14 +28,36 @@ public struct ReportSnapshot: Sendable {
 extension ReportSession {
     /// Runs `body` in a REPEATABLE READ transaction whose snapshot it exports, for other sessions to read
     /// through ``reading(_:_:)`` while `body` runs. The report calls that `body` makes on this session read the
-    /// same snapshot.
+    /// same snapshot, and the events not folded yet once (as ``inOneSnapshot(_:)``).
     /// - Throws: `PostgresError`, or what `body` throws.
     /// - Warning: The session must not be inside a transaction (transactions do not nest).
     public func sharingSnapshot<T>(_ body: (ReportSnapshot) throws -> T) throws -> T {
         try connection.transaction(isolation: .repeatableRead) { connection in
             let identifier = try connection.query("select pg_export_snapshot()")[0].decode(String.self, at: 0)
+            try takePendingCopy()
             return try body(try ReportSnapshot(identifier: identifier))
         }
+    }
+
+    /// Runs `body` in one REPEATABLE READ transaction in which the events not folded yet are read once
+    /// (`cardinal.take_report_pending_copy`), so that every query of the report counts the same events and
+    /// none reads them again; inside a transaction already (a part of a report that shares a snapshot), runs
+    /// `body` in it.
+    /// - Throws: `PostgresError`, or what `body` throws.
+    public func inOneSnapshot<T>(_ body: () throws -> T) throws -> T {
+        guard !connection.isInTransaction else {
+            return try body()
+        }
+        return try connection.transaction(isolation: .repeatableRead) { _ in
+            try takePendingCopy()
+            return try body()
+        }
+    }
+
+    /// Copies the pending events once for this transaction's report queries; the function does nothing where it
+    /// cannot (a hot standby, a role without TEMPORARY), and the queries then read the events themselves.
+    private func takePendingCopy() throws {
+        try connection.execute("select cardinal.take_report_pending_copy()")
     }
 
     /// Runs `body` with this session in a REPEATABLE READ transaction that reads `snapshot`.
@@ -45,6 +67,7 @@ extension ReportSession {
     public func reading<T>(_ snapshot: ReportSnapshot, _ body: (ReportSession) throws -> T) throws -> T {
         try connection.transaction(isolation: .repeatableRead) { connection in
             try connection.executeScript("set transaction snapshot '\(snapshot.identifier)'")
+            try takePendingCopy()
             return try body(self)
         }
     }
