@@ -302,13 +302,21 @@ comment on function cardinal.report_unfolded_events() is
     'Inside a report-state fold, the fold''s snapshot of them. The report_pending_* views aggregate them.';
 
 
--- What is waiting for the fold, for cardinald's metrics and `cardinal state status`.
+-- What is waiting for the fold, for cardinald's metrics and `cardinal state status`. cardinald asks before every
+-- fold, so the events are counted as stored and queued: resolving their anonymous devices through the pending
+-- logins, as report_unfolded_events() does, changes their keys, not their number, and cost two thirds of the
+-- count (20,000 pending events: about 70 ms against 22 ms).
 create or replace function cardinal.report_state_backlog(out events bigint, out oldest_received_at timestamptz)
     language sql
     stable
     set search_path = pg_catalog, pg_temp
 as $function$
-    select count(*), min(u.received_at) from cardinal.report_unfolded_events() as u;
+    select count(*), min(u.received_at)
+    from (
+        select q.received_at from cardinal.report_fold_queue as q
+        union all
+        select s.received_at from cardinal.unfolded_stored_events() as s
+    ) as u;
 $function$;
 alter function cardinal.report_state_backlog() owner to cardinal_owner;
 grant execute on function cardinal.report_state_backlog() to cardinal_reader;
