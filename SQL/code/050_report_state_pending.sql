@@ -728,6 +728,36 @@ comment on function cardinal.report_unfolded_events_full(bigint, bigint) is
     'take_report_fold_snapshot(), the fold''s snapshot whatever the range.';
 
 
+-- The copy of the pending events that the fold's steps and a report's queries read instead of the events:
+-- report_unfolded_events_full returns pg_temp.report_fold_events once the transaction's flag says 'taken'.
+-- ON COMMIT DROP and a transaction-local flag, so that the copy never outlives its transaction, even one that
+-- fails. Shared by take_report_fold_snapshot and take_report_pending_copy, which decide when and what to copy.
+create or replace function cardinal.copy_report_pending_events(queue_hash_from bigint, queue_hash_below bigint)
+    returns bigint
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
+declare
+    copied bigint;
+begin
+    create temporary table report_fold_events on commit drop as
+    select * from cardinal.report_unfolded_events_full(copy_report_pending_events.queue_hash_from,
+                                                       copy_report_pending_events.queue_hash_below);
+    get diagnostics copied = row_count;
+    perform set_config('cardinal.report_fold_snapshot', 'taken', true);
+    return copied;
+end
+$function$;
+alter function cardinal.copy_report_pending_events(bigint, bigint) owner to cardinal_owner;
+revoke all on function cardinal.copy_report_pending_events(bigint, bigint) from public;
+grant execute on function cardinal.copy_report_pending_events(bigint, bigint) to cardinal_reader;
+comment on function cardinal.copy_report_pending_events(bigint, bigint) is
+    'Copies report_unfolded_events_full(queue_hash_from, queue_hash_below) into the temporary table '
+    'pg_temp.report_fold_events, dropped at commit, marks the transaction''s read of the pending events as '
+    'taken (cardinal.report_fold_snapshot), so that report_unfolded_events_full() returns the copy from then '
+    'on, and returns how many it copied. Called by take_report_fold_snapshot and take_report_pending_copy.';
+
+
 -- The fold reads the pending events many times; it reads them once into a temporary table, so that every step
 -- sees the same events and the pending read runs once. A queue longer than the budget is taken in parts, each
 -- a range of report_fold_user_hash (each key's queued events in one part), kept for the fold's delete.
@@ -744,7 +774,6 @@ declare
     part bigint := 0;
     hash_from bigint := 0;
     hash_below bigint := 2147483648;
-    taken bigint;
 begin
     if exists (select from cardinal.report_fold_queue) then
         select count(*) into queued from cardinal.report_fold_queue;
@@ -762,13 +791,8 @@ begin
     perform set_config('cardinal.report_fold_queue_part', format('%s %s', hash_from, hash_below), true);
     -- The read below comes after fold_identity_links: 'taking' tells it that the links hold the pending logins.
     perform set_config('cardinal.report_fold_snapshot', 'taking', true);
-    -- ON COMMIT DROP: the snapshot never outlives the fold's transaction, even when the fold fails. A queued
-    -- event has no stored_xid; a stored one always comes.
-    create temporary table report_fold_events on commit drop as
-    select * from cardinal.report_unfolded_events_full(hash_from, hash_below);
-    get diagnostics taken = row_count;
-    perform set_config('cardinal.report_fold_snapshot', 'taken', true);
-    return taken;
+    -- A queued event has no stored_xid; a stored one always comes.
+    return cardinal.copy_report_pending_events(hash_from, hash_below);
 end
 $function$;
 alter function cardinal.take_report_fold_snapshot() owner to cardinal_owner;
@@ -816,8 +840,6 @@ create or replace function cardinal.take_report_pending_copy()
     language plpgsql
     set search_path = pg_catalog, pg_temp
 as $function$
-declare
-    copied bigint;
 begin
     if coalesce(current_setting('cardinal.report_fold_snapshot', true), '') <> ''
        or current_setting('transaction_isolation') not in ('repeatable read', 'serializable')
@@ -826,12 +848,7 @@ begin
        or not has_database_privilege(current_database(), 'temporary') then
         return null;
     end if;
-    -- ON COMMIT DROP and a transaction-local flag: the copy ends with the report's transaction.
-    create temporary table report_fold_events on commit drop as
-    select * from cardinal.report_unfolded_events_full();
-    get diagnostics copied = row_count;
-    perform set_config('cardinal.report_fold_snapshot', 'taken', true);
-    return copied;
+    return cardinal.copy_report_pending_events(0, 2147483648);
 end
 $function$;
 alter function cardinal.take_report_pending_copy() owner to cardinal_owner;
