@@ -103,7 +103,10 @@ create or replace function cardinal.send_arms(
     )
     language plpgsql
     stable
+    -- Hashed, whatever the row estimates: sorting the pending users' keys, as a GROUP BY estimated at one row
+    -- was planned, took 1.75 s of 5.0 with 1 M events unfolded.
     set enable_nestloop = off
+    set enable_sort = off
     set jit = off
 as $function$
 #variable_conflict use_column
@@ -132,18 +135,23 @@ begin
           and c.previous_day < send_arms.from_date
         group by 1, 2, 3, 4
     ),
-    -- The unfolded events' users of each arm with a send day in the range.
+    -- The unfolded events' users of each arm with a send day in the range, one hash aggregate over the sends.
+    -- report_pending_user_facts has them too, but its days are array_agg(DISTINCT …) per user and group,
+    -- which PostgreSQL sorts: with 1 M events unfolded 5.5 s of this function's 6.4.
     pending as materialized (
-        select distinct p.app_id, p.campaign_id, arm.control, arm.variant_key, p.user_key
-        from cardinal.report_pending_user_facts as p
-        cross join lateral (
-            values (false, coalesce(p.variant_id, ''), p.send_days), (true, '', p.control_send_days)
-        ) as arm (control, variant_key, days)
-        where p.campaign_id is not null
-          and not p.test
-          and p.app_id = any(array(select t.app_id from target as t))
-          and (send_arms.campaign is null or p.campaign_id = send_arms.campaign)
-          and daterange(send_arms.from_date, send_arms.to_date, '[]') @> any(arm.days)
+        select q.app_id, q.campaign_id, q.control,
+               case when q.control then '' else coalesce(q.variant_id, '') end as variant_key, q.user_key
+        from cardinal.report_unfolded_events() as q
+        join target as t on t.app_id = q.app_id
+        join cardinal.apps as a on a.app_id = q.app_id
+        left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
+        where q.type = 'send'
+          and q.campaign_id is not null
+          and not q.test
+          and (send_arms.campaign is null or q.campaign_id = send_arms.campaign)
+          and (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date
+              between send_arms.from_date and send_arms.to_date
+        group by 1, 2, 3, 4, 5
     ),
     -- Their folded arms in the range, found by user key.
     counted as materialized (
