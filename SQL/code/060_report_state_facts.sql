@@ -1114,28 +1114,42 @@ pending_conversions as materialized (
     group by pending.app_id, pending.user_key
 ),
 -- The rows the pending events change: a pending receipt, or a pending conversion of a goal of the campaign.
+-- The receipts' keys are distinct already, so only the folded rows are checked against them (a hashed anti
+-- join): a UNION sorted all of them, 1.3 s of this view's 9.8 with 1 M events unfolded.
 touched as (
     select pending_receipts.app_id, pending_receipts.campaign_id, pending_receipts.variant_key,
            pending_receipts.user_key
     from pending_receipts
-    union
+    union all
     select f.app_id, f.campaign_id, f.variant_key, f.user_key
     from folded as f
-    join cardinal.campaign_conversion_goals as g on g.app_id = f.app_id and g.campaign_id = f.campaign_id
-    join (
-        select distinct pending.app_id, pending.user_key, pending.conversion_name
-        from pending
-        where pending.type = 'conversion'
-    ) as c
-        on c.app_id = f.app_id and c.user_key = f.user_key and c.conversion_name = g.conversion_event
+    where exists (
+              select
+              from cardinal.campaign_conversion_goals as g
+              join pending as c
+                  on c.app_id = g.app_id and c.conversion_name = g.conversion_event
+              where g.app_id = f.app_id and g.campaign_id = f.campaign_id
+                and c.type = 'conversion' and c.user_key = f.user_key
+          )
+      and not exists (
+              select
+              from pending_receipts as r
+              where r.app_id = f.app_id and r.campaign_id = f.campaign_id and r.variant_key = f.variant_key
+                and r.user_key = f.user_key
+          )
 ),
 -- The receipts, folded and pending together.
 merged as (
     select t.app_id, t.campaign_id, t.variant_key, t.user_key,
            least(f.first_received_at, r.first_at) as first_received_at,
-           array(select distinct d.day
-                 from unnest(coalesce(f.received_days, '{}') || coalesce(r.days, '{}')) as d (day)
-                 order by d.day) as received_days
+           -- Most touched rows are a new user's one pending day, already sorted and distinct: a subquery per
+           -- row for it took 1.3 s of this view's 9.8 with 1 M events unfolded.
+           case
+               when f.received_days is null and cardinality(r.days) = 1 then r.days
+               else array(select distinct d.day
+                          from unnest(coalesce(f.received_days, '{}') || coalesce(r.days, '{}')) as d (day)
+                          order by d.day)
+           end as received_days
     from touched as t
     left join folded as f
         on f.app_id = t.app_id and f.campaign_id = t.campaign_id and f.variant_key = t.variant_key

@@ -93,6 +93,7 @@ create or replace function cardinal.campaign_conversions_from_receipts(
     -- the replaced rows read by index conditions on arrays.
     set enable_nestloop = off
     set enable_mergejoin = off
+    set enable_sort = off
     set jit = off
 as $function$
     with target as (
