@@ -67,7 +67,7 @@ import Testing
     /// Changes c1's further goals in place with one statement on campaign_conversion_events (an update, which
     /// `cardinal campaigns set --conversions` never makes: it deletes and inserts, as the test's last step does).
     private func goalChange(_ scenario: ReportScenario, _ statement: String) throws {
-        try scenario.connection.execute(statement + " where campaign_id = 'c1'")
+        try scenario.connection.execute(statement + " where campaign_id = 'c1'", [])
     }
 
     private func fold(_ scenario: ReportScenario) throws {

@@ -114,7 +114,7 @@ import Testing
         ])
         let sentDay = ReportDate(utcDayOf: sent)
         for session in ["UTC", "Asia/Tokyo"] {
-            try scenario.connection.execute("set time zone '\(session)'")
+            try scenario.connection.execute("set time zone '\(session)'", [])
             for function in ["unique_impressions", "unique_impressions_reference"] {
                 let influenced = try scenario.connection.query(
                     """

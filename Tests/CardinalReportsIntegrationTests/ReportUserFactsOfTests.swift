@@ -33,7 +33,7 @@ import Testing
 
     /// The rows as text, sorted, so that two reads compare whole.
     private func rows(_ scenario: ReportScenario, _ from: String) throws -> [String] {
-        try scenario.connection.query("select f::text from \(from) as f order by 1").map {
+        try scenario.connection.query("select f::text from \(from) as f order by 1", []).map {
             try $0.decode(String.self, at: 0)
         }
     }

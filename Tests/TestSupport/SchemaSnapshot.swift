@@ -26,7 +26,7 @@ public struct SchemaSnapshot: Equatable, CustomStringConvertible {
             !line.isEmpty && !line.hasPrefix("--") && !line.hasPrefix("SET ") && !line.hasPrefix("\\")
                 && !line.hasPrefix("SELECT pg_catalog.set_config")
         }
-        let catalog = try connection.query(catalogQuery).map { try $0.decode(String.self, at: 0) }
+        let catalog = try connection.query(catalogQuery, []).map { try $0.decode(String.self, at: 0) }
         return SchemaSnapshot(dump: dump, catalog: catalog)
     }
 

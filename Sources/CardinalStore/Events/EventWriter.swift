@@ -92,7 +92,7 @@ public final class EventWriter {
                         try writer.writeRow(EventColumns.copyFields(of: record))
                     }
                 }
-                let stored = try connection.query(EventColumns.insertFromStaging).map { row in
+                let stored = try connection.query(EventColumns.insertFromStaging, []).map { row in
                     StoredKey(
                         appID: try row.decode(Int64.self, at: 0), id: try row.decode(UUID.self, at: 1),
                         timeMicroseconds: try row.decode(Int64.self, at: 2)
@@ -107,7 +107,7 @@ public final class EventWriter {
                         try writer.writeRow(RejectionColumns.copyFields(of: record))
                     }
                 }
-                try connection.execute(RejectionColumns.insertFromStaging)
+                try connection.execute(RejectionColumns.insertFromStaging, [])
             }
             return inserted
         }
@@ -126,7 +126,7 @@ public final class EventWriter {
             return
         }
         let tables = (eventsFull ? [EventColumns.stagingTable] : []) + (rejectionsFull ? [RejectionColumns.stagingTable] : [])
-        try connection.execute("truncate \(tables.joined(separator: ", "))")
+        try connection.execute("truncate \(tables.joined(separator: ", "))", [])
         if eventsFull {
             stagedEvents = 0
         }

@@ -251,7 +251,7 @@ public struct Migrator {
                     throw MigrationError.codeFileFailed(fileName: file.fileName, reason: error.description)
                 }
             }
-            let undeclared = try connection.query(Self.undeclaredObjectsQuery).map { try $0.decode(String.self, at: 0) }
+            let undeclared = try connection.query(Self.undeclaredObjectsQuery, []).map { try $0.decode(String.self, at: 0) }
             guard undeclared.isEmpty else {
                 throw MigrationError.undeclaredObjects(undeclared)
             }
