@@ -27,15 +27,18 @@ extension PostgresConnection {
 
     /// Runs one statement with hand-numbered `$1…$n` parameters and returns all of its rows.
     ///
-    /// Prefer ``query(_:)`` with a ``PostgresQuery``, which numbers the placeholders itself. The parameters
-    /// are required (an empty array for none) so that a one-argument call, interpolated or not, always builds
-    /// a ``PostgresQuery``: an interpolated `String` here would splice its values into the SQL.
+    /// Use ``query(_:)`` with a ``PostgresQuery``, which numbers the placeholders itself. This one is kept for
+    /// the tests that build SQL as text, behind `@_spi(PositionalParameters) import PostgresClient` so that
+    /// no module of Cardinal calls it by accident; nothing in `Sources` does. The parameters are required (an
+    /// empty array for none) so that a one-argument call, interpolated or not, always builds a
+    /// ``PostgresQuery``: an interpolated `String` here would splice its values into the SQL.
     /// - Parameters:
     ///   - sql: a single statement.
     ///   - parameters: the values of `$1`, `$2`, …; `nil` sends SQL `NULL`.
     /// - Returns: the rows, copied out of libpq.
     /// - Throws: ``PostgresError`` as ``query(_:)`` does.
     @discardableResult
+    @_spi(PositionalParameters)
     public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> PostgresRows {
         try run(sql, parameters).rows()
     }
@@ -49,6 +52,7 @@ extension PostgresConnection {
     /// - Returns: the affected row count; 0 for statements that report none (such as `CREATE TABLE`).
     /// - Throws: ``PostgresError`` as ``query(_:)`` does.
     @discardableResult
+    @_spi(PositionalParameters)
     public func execute(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> Int {
         try run(sql, parameters).affectedRows
     }

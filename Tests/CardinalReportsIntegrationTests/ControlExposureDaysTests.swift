@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The control report's counts per exposure day (0046) and the window on the campaign's clock. The scenario's

@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The control report's further conversion goals from counts per exposure day (0049). As in

@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The fold's snapshot of the pending events (0038): every step after fold_identity_links reads one copy of them,

@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The fold writes a per-user state row only when its events change it (0062): a row version it did not write

@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// Direct opens, influenced opens and open rates of push rows (0029), on hand-counted scenarios, before and

@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// report_user_facts_of (0042): one campaign's or canvas's rows of the per-user state, found by index.

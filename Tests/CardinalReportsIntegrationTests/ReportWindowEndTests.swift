@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// report_window_end (0044): a conversion window added as a session in the campaign's report time zone adds it.

@@ -1,5 +1,5 @@
 import Foundation
-public import PostgresClient
+@_spi(PositionalParameters) public import PostgresClient
 
 /// Everything that defines schema `cardinal` of one database, in a form two databases can be compared by:
 /// `pg_dump --schema-only` without its comments and settings lines, and one line per object from the catalog

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// Every query of every PostgreSQL dashboard, as Grafana would send it, runs as a member of cardinal_reader

@@ -1,4 +1,4 @@
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 
 /// What a panel's statement returned as the reader, with the type of each column (asked of PostgreSQL
 /// through a temporary view of the same statement, as the reader has no right to create one).
