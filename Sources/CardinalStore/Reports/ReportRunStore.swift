@@ -23,11 +23,9 @@ public struct ReportRunStore {
             "as_of": .string(asOf.postgresText),
             "include_test": .bool(scope.includeTest),
         ])
+        let json = PostgresJSON(text: parameters.compactText)
         let rows = try connection.query(
-            """
-            insert into cardinal.report_runs (parameters) values (\(PostgresJSON(text: parameters.compactText))::jsonb)
-            returning run_id
-            """
+            "insert into cardinal.report_runs (parameters) values (\(json)::jsonb) returning run_id"
         )
         return try rows[0].decode(Int64.self, column: "run_id")
     }
