@@ -49,10 +49,10 @@ public struct PostgresQuery: Sendable {
     /// Appends `other`'s text, its binds renumbered after this query's.
     public mutating func append(_ other: PostgresQuery) {
         let offset = binds.count
-        pieces += other.pieces.map { piece in
+        for piece in other.pieces {
             switch piece {
-            case .text: piece
-            case .bind(let index): .bind(index + offset)
+            case .text(let text): appendText(text)
+            case .bind(let index): pieces.append(.bind(index + offset))
             }
         }
         binds += other.binds
