@@ -9,6 +9,6 @@ public struct InstallationSettings: Sendable, Equatable {
     /// Reads the settings row.
     public static func load(from connection: PostgresConnection) throws -> InstallationSettings {
         let rows = try connection.query("select retention_days from cardinal.settings")
-        return InstallationSettings(retentionDays: try rows.first?.decode(Int.self, at: 0) ?? Limits.defaultRetentionDays)
+        return InstallationSettings(retentionDays: try rows.first?.decode(Int.self, column: "retention_days") ?? Limits.defaultRetentionDays)
     }
 }

@@ -1,31 +1,59 @@
 import CPostgreSQL
 
 extension PostgresConnection {
-    /// Runs one statement with `$1…$n` parameters and returns all of its rows.
+    /// Runs one statement built by interpolation and returns all of its rows.
     ///
-    /// Parameters go to the server separately from the SQL, in text format, so they never need quoting.
+    /// The bound values go to the server separately from the SQL, in text format, so they never need quoting.
     /// See [`PQexecParams`](https://www.postgresql.org/docs/15/libpq-exec.html#LIBPQ-PQEXECPARAMS).
-    /// - Parameters:
-    ///   - sql: a single statement.
-    ///   - parameters: the values of `$1`, `$2`, …; `nil` sends SQL `NULL`.
+    /// - Parameter query: a single statement and its binds, such as `"select … where app_id = \(appID)"`.
     /// - Returns: the rows, copied out of libpq.
     /// - Throws: ``PostgresError``: the server's error (code `.server`, with SQLSTATE, detail, hint and the
     ///   statement) or `.connectionFailed` when the connection dropped.
     @discardableResult
-    public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> PostgresRows {
+    public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        try run(query.sql, query.binds).rows()
+    }
+
+    /// Runs one statement built by interpolation and returns how many rows it inserted, updated, deleted,
+    /// selected, … (see [`PQcmdTuples`](https://www.postgresql.org/docs/15/libpq-exec.html#LIBPQ-PQCMDTUPLES)).
+    ///
+    /// - Parameter query: a single statement and its binds.
+    /// - Returns: the affected row count; 0 for statements that report none (such as `CREATE TABLE`).
+    /// - Throws: ``PostgresError`` as ``query(_:)`` does.
+    @discardableResult
+    public func execute(_ query: PostgresQuery) throws -> Int {
+        try run(query.sql, query.binds).affectedRows
+    }
+
+    /// Runs one statement with hand-numbered `$1…$n` parameters and returns all of its rows.
+    ///
+    /// Use ``query(_:)`` with a ``PostgresQuery``, which numbers the placeholders itself. This one is kept for
+    /// the tests that build SQL as text, behind `@_spi(PositionalParameters) import PostgresClient` so that
+    /// no module of Cardinal calls it by accident; nothing in `Sources` does. The parameters are required (an
+    /// empty array for none) so that a one-argument call, interpolated or not, always builds a
+    /// ``PostgresQuery``: an interpolated `String` here would splice its values into the SQL.
+    /// - Parameters:
+    ///   - sql: a single statement.
+    ///   - parameters: the values of `$1`, `$2`, …; `nil` sends SQL `NULL`.
+    /// - Returns: the rows, copied out of libpq.
+    /// - Throws: ``PostgresError`` as ``query(_:)`` does.
+    @discardableResult
+    @_spi(PositionalParameters)
+    public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> PostgresRows {
         try run(sql, parameters).rows()
     }
 
-    /// Runs one statement with `$1…$n` parameters and returns how many rows it inserted, updated, deleted,
-    /// selected, … (see [`PQcmdTuples`](https://www.postgresql.org/docs/15/libpq-exec.html#LIBPQ-PQCMDTUPLES)).
+    /// Runs one statement with hand-numbered `$1…$n` parameters and returns how many rows it affected.
     ///
+    /// Prefer ``execute(_:)`` with a ``PostgresQuery``; see ``query(_:_:)`` for why the parameters are required.
     /// - Parameters:
     ///   - sql: a single statement.
     ///   - parameters: the values of `$1`, `$2`, …; `nil` sends SQL `NULL`.
     /// - Returns: the affected row count; 0 for statements that report none (such as `CREATE TABLE`).
-    /// - Throws: ``PostgresError`` as ``query(_:_:)`` does.
+    /// - Throws: ``PostgresError`` as ``query(_:)`` does.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Int {
+    @_spi(PositionalParameters)
+    public func execute(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> Int {
         try run(sql, parameters).affectedRows
     }
 

@@ -2,6 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The anomaly kinds of issue 12 (migration 0027), each on hand-built events with hand-computed evidence.

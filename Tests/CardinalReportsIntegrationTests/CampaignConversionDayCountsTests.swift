@@ -2,7 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 
@@ -276,7 +276,7 @@ import TestSupport
                 _ = try store.fold()
             }
             for session in ["UTC", "Europe/Berlin", "Asia/Tokyo"] {
-                try scenario.connection.execute("set time zone '\(session)'")
+                try scenario.connection.execute("set time zone '\(session)'", [])
                 #expect(try scenario.session.campaignConversions(scope).map(\.converters) == [converted ? 1 : 0],
                         "session \(session), folded \(folded)")
                 #expect(try scenario.session.campaignConversions(withTest).map(\.converters) == [converted ? 1 : 0],
@@ -298,7 +298,7 @@ import TestSupport
             """
         let differing = try scenario.connection.transaction { connection in
             try connection.execute("create temporary table folded on commit drop as "
-                                   + "select * from cardinal.report_campaign_receipts")
+                                   + "select * from cardinal.report_campaign_receipts", [])
             // Outcomes forgotten (the triggers take them out of the counts), then filled again.
             try connection.execute("update cardinal.report_campaign_receipts set window_revenue = default")
             try connection.executeScript(outcomes)

@@ -2,6 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// Anomalies by canvas step (0033): a canvas step's findings are its own and name the canvas and the step,

@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The control report's counts per exposure day (0046) and the window on the campaign's clock. The scenario's
@@ -271,7 +271,7 @@ import Testing
                 try fold(scenario)
             }
             for session in ["UTC", "Europe/Berlin", "America/New_York"] {
-                try scenario.connection.execute("set time zone '\(session)'")
+                try scenario.connection.execute("set time zone '\(session)'", [])
                 // v1: u1, u2, u3 matured; u1 and u3 converted, from the counts, the per-user rows (the window
                 // given as 3 days is the campaign's: counts), the per-user state (the conversion event given
                 // for every campaign) and the raw events alike. 72 hours (elapsed) takes u1 and u2 instead.

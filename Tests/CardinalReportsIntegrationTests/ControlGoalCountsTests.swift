@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The control report's further conversion goals from counts per exposure day (0049). As in
@@ -67,7 +67,7 @@ import Testing
     /// Changes c1's further goals in place with one statement on campaign_conversion_events (an update, which
     /// `cardinal campaigns set --conversions` never makes: it deletes and inserts, as the test's last step does).
     private func goalChange(_ scenario: ReportScenario, _ statement: String) throws {
-        try scenario.connection.execute(statement + " where campaign_id = 'c1'")
+        try scenario.connection.execute(statement + " where campaign_id = 'c1'", [])
     }
 
     private func fold(_ scenario: ReportScenario) throws {

@@ -1,4 +1,4 @@
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 
 /// A bulk load of devices that log in, inserted in one statement with no `ANALYZE` afterwards: each device
 /// logs an anonymous impression of content card campaign `campaign` an hour ago and, a minute later, an event

@@ -1,6 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// Erasure against every report-state table that names users: the per-user state, and the users that the

@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The fold's snapshot of the pending events (0038): every step after fold_identity_links reads one copy of them,
@@ -14,7 +14,7 @@ import Testing
 
     /// One text cell of `sql` ("" when NULL).
     private func text(_ scenario: ReportScenario, _ sql: String) throws -> String {
-        try scenario.connection.query(sql).first?.decode(String?.self, at: 0) ?? ""
+        try scenario.connection.query(sql, []).first?.decode(String?.self, at: 0) ?? ""
     }
 
     @Test("A re-keyed device's banner placement and conversion value are folded under the user who logged in")

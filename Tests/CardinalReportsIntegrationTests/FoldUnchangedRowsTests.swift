@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The fold writes a per-user state row only when its events change it (0062): a row version it did not write
@@ -30,7 +30,7 @@ import Testing
     }
 
     private func text(_ scenario: ReportScenario, _ sql: String) throws -> String {
-        try scenario.connection.query(sql).first?.decode(String?.self, at: 0) ?? ""
+        try scenario.connection.query(sql, []).first?.decode(String?.self, at: 0) ?? ""
     }
 
     @Test("A later impression on a day the user already has rewrites none of the user's exposure, receipt or day rows")

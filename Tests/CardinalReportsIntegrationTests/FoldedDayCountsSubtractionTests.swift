@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// 0068's `subtract_folded_daily_counts`: a re-key (the fold's identity step) and an erasure take the folded events

@@ -2,7 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The identity merge of 0032: a device's anonymous events count as the first user who logged in on it when that

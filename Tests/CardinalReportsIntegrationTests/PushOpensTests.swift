@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// Direct opens, influenced opens and open rates of push rows (0029), on hand-counted scenarios, before and
@@ -114,7 +114,7 @@ import Testing
         ])
         let sentDay = ReportDate(utcDayOf: sent)
         for session in ["UTC", "Asia/Tokyo"] {
-            try scenario.connection.execute("set time zone '\(session)'")
+            try scenario.connection.execute("set time zone '\(session)'", [])
             for function in ["unique_impressions", "unique_impressions_reference"] {
                 let influenced = try scenario.connection.query(
                     """

@@ -2,7 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// The column lists (``UniqueImpressionsRow/columns``, ``AnomalyFinding/columns``) against the database they

@@ -2,7 +2,7 @@ import CardinalCore
 import CardinalReports
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import TestSupport
 import Testing
 
@@ -50,7 +50,7 @@ import Testing
         let connection = scenario.connection
         for table in ["report_unique_impressions", "report_anomalies", "report_control"] {
             let counts = try connection.query(
-                "select run_id, count(*) from cardinal.\(table) group by run_id order by run_id"
+                "select run_id, count(*) from \(identifier: "cardinal", table) group by run_id order by run_id"
             ).map { try $0.decode(Int64.self, at: 1) }
             #expect(counts.count == 2, "\(table) holds both runs")
             #expect(Set(counts).count == 1, "\(table) holds the same rows for both runs")
@@ -125,7 +125,7 @@ import Testing
         let checks = TestEnvironment.repositoryRoot.appendingPathComponent("SQL/checks")
         for name in ["uncommented_columns.sql", "uncommented_objects.sql", "privilege_drift.sql"] {
             let sql = try String(contentsOf: checks.appendingPathComponent(name), encoding: .utf8)
-            let problems = try scenario.connection.query(sql)
+            let problems = try scenario.connection.query(sql, [])
             #expect(problems.isEmpty, "\(name): \(problems.map { $0[0] ?? "" })")
         }
     }

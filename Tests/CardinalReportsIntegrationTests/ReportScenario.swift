@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import TestSupport
 
 /// A throwaway migrated database with one app, and a compact way to write hand-built events into it through

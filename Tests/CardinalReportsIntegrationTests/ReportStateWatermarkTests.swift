@@ -1,6 +1,6 @@
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 

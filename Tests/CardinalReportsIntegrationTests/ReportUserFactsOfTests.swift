@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// report_user_facts_of (0042): one campaign's or canvas's rows of the per-user state, found by index.
@@ -33,7 +33,7 @@ import Testing
 
     /// The rows as text, sorted, so that two reads compare whole.
     private func rows(_ scenario: ReportScenario, _ from: String) throws -> [String] {
-        try scenario.connection.query("select f::text from \(from) as f order by 1").map {
+        try scenario.connection.query("select f::text from \(from) as f order by 1", []).map {
             try $0.decode(String.self, at: 0)
         }
     }

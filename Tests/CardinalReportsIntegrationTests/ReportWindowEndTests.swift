@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// report_window_end (0044): a conversion window added as a session in the campaign's report time zone adds it.
@@ -24,7 +24,7 @@ import Testing
         // Berlin moved from UTC+1 to UTC+2 on 2026-03-29: noon local on the 28th is 11:00 UTC, noon on the 29th
         // is 10:00 UTC, so one local day is 23 hours here.
         for session in ["UTC", "Asia/Tokyo", "America/New_York"] {
-            try scenario.connection.execute("set time zone '\(session)'")
+            try scenario.connection.execute("set time zone '\(session)'", [])
             #expect(
                 try windowEnd(scenario, start: "2026-03-28 11:00Z", window: "1 day", zone: "Europe/Berlin")
                     == "2026-03-29 10:00"

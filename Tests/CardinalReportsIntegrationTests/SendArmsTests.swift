@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// send_arms (0027, hashed since 0053, from day pairs since 0055): the users per campaign × arm with a send on a

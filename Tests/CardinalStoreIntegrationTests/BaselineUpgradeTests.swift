@@ -1,6 +1,6 @@
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 
@@ -73,7 +73,7 @@ import TestSupport
             """).map { try $0.decode(String.self, at: 0) }
         var counts: [String: Int] = [:]
         for table in tables {
-            counts[table] = try connection.query("select count(*) from \(table)")[0].decode(Int.self, at: 0)
+            counts[table] = try connection.query("select count(*) from \(table)", [])[0].decode(Int.self, at: 0)
         }
         return counts
     }

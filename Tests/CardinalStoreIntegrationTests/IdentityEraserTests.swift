@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 
@@ -117,7 +117,7 @@ import TestSupport
         defer { shop.database.drop() }
         for role in ["cardinal_ingest", "cardinal_reader"] {
             let connection = try shop.database.connect()
-            try connection.execute("set role \(role)")
+            try connection.execute("set role \(role)", [])
             let error = #expect(throws: PostgresError.self) {
                 try IdentityEraser(connection: connection).erase(ErasureTarget(kind: .user, id: "u1"), appID: shop.appID)
             }

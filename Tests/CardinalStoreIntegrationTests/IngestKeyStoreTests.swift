@@ -1,5 +1,5 @@
 import CardinalStore
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 import CardinalStore
 import Foundation
 import Synchronization
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 

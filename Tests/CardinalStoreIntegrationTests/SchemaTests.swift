@@ -1,7 +1,7 @@
 import CardinalCore
 import CardinalStore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 
@@ -16,7 +16,7 @@ import TestSupport
         let query = try String(
             contentsOf: TestEnvironment.repositoryRoot.appendingPathComponent("SQL/checks/\(check)"), encoding: .utf8
         )
-        let problems = try database.connect().query(query)
+        let problems = try database.connect().query(query, [])
         #expect(problems.isEmpty, "\(check): \(problems.map { "\($0[0] ?? "") \($0[1] ?? "")" })")
     }
 
@@ -52,7 +52,7 @@ import TestSupport
         #expect(try IngestKeyStore(connection: connection).resolve(token: token) == app.id)
         #expect(try InstallationSettings.load(from: connection).retentionDays > 0)
         for table in ["cardinal.apps", "cardinal.campaign_settings"] {
-            let error = #expect(throws: PostgresError.self) { try connection.query("select count(*) from \(table)") }
+            let error = #expect(throws: PostgresError.self) { try connection.query("select count(*) from \(table)", []) }
             #expect(error?.sqlState == .insufficientPrivilege, "\(table)")
         }
     }

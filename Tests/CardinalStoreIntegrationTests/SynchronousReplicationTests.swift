@@ -1,6 +1,6 @@
 import CardinalCore
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Synchronization
 import Testing
 import TestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 import TestSupport
 
@@ -57,7 +57,7 @@ import TestSupport
     }
 
     private func count(_ sql: String, in fixture: IngestFixture) throws -> Int64 {
-        try fixture.database.connect().query(sql)[0].decode(Int64.self, at: 0)
+        try fixture.database.connect().query(sql, [])[0].decode(Int64.self, at: 0)
     }
 
     @Test("users erase makes every report of the real binary equal to that of a database that never had the user")
@@ -150,7 +150,7 @@ import TestSupport
         let retention = { (arguments: [String]) in
             try CardinalCLI.run(["retention", "apply", "--format", "csv", "--database-url", database.url] + arguments)
         }
-        let count = { (sql: String) in try connection.query(sql)[0].decode(Int64.self, at: 0) }
+        let count = { (sql: String) in try connection.query(sql, [])[0].decode(Int64.self, at: 0) }
 
         let dryRun = try retention(["--dry-run"])
         #expect(dryRun.exitStatus == 0, "\(dryRun.standardError)")

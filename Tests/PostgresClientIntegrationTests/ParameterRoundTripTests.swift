@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 @Suite("Parameter round trips")

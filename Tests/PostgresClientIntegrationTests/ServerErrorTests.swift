@@ -1,4 +1,4 @@
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 @Suite("Server errors")

@@ -52,8 +52,8 @@ struct TestSchema {
     static func with<T>(_ body: (TestSchema) throws -> T) throws -> T {
         let admin = try PostgresConnection(connectionString: TestServer.url())
         let name = "pgclient_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        try admin.execute("create schema \(name)")
-        defer { _ = try? admin.execute("drop schema \(name) cascade") }
+        try admin.execute("create schema \(identifier: name)")
+        defer { _ = try? admin.execute("drop schema \(identifier: name) cascade") }
         let connectionString = try TestServer.url(adding: ["options": "-c search_path=\(name)", "application_name": name])
         return try body(TestSchema(name: name, connectionString: connectionString))
     }

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 @Suite("Timestamps")
@@ -41,7 +41,7 @@ struct TimestampTests {
     ])
     func distantEras(zone: String) throws {
         let connection = try PostgresConnection(connectionString: TestServer.url())
-        try connection.execute("set timezone = '\(zone)'")
+        try connection.execute("select set_config('timezone', \(zone), false)")
         let instants: [Int64] = [
             -2_208_988_800_000_000,  // 1900-01-01 00:00:00 UTC (Amsterdam: +00:19:32)
             -62_135_596_800_000_000,  // 0001-01-01 00:00:00 UTC

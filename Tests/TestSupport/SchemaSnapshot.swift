@@ -1,5 +1,5 @@
 import Foundation
-public import PostgresClient
+@_spi(PositionalParameters) public import PostgresClient
 
 /// Everything that defines schema `cardinal` of one database, in a form two databases can be compared by:
 /// `pg_dump --schema-only` without its comments and settings lines, and one line per object from the catalog
@@ -26,7 +26,7 @@ public struct SchemaSnapshot: Equatable, CustomStringConvertible {
             !line.isEmpty && !line.hasPrefix("--") && !line.hasPrefix("SET ") && !line.hasPrefix("\\")
                 && !line.hasPrefix("SELECT pg_catalog.set_config")
         }
-        let catalog = try connection.query(catalogQuery).map { try $0.decode(String.self, at: 0) }
+        let catalog = try connection.query(catalogQuery, []).map { try $0.decode(String.self, at: 0) }
         return SchemaSnapshot(dump: dump, catalog: catalog)
     }
 

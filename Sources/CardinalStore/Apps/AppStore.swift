@@ -19,10 +19,9 @@ public struct AppStore {
         do {
             let rows = try connection.query(
                 """
-                insert into cardinal.apps (name, report_time_zone) values ($1, $2)
+                insert into cardinal.apps (name, report_time_zone) values (\(name), \(reportTimeZone))
                 returning app_id, name, report_time_zone, created_at
-                """,
-                [name, reportTimeZone]
+                """
             )
             return try Self.app(from: rows[0])
         } catch let error as PostgresError where error.sqlState == .uniqueViolation {
@@ -40,7 +39,7 @@ public struct AppStore {
     /// - Throws: `StoreError.appNotFound` when there is none.
     public func find(name: String) throws -> App {
         let rows = try connection.query(
-            "select app_id, name, report_time_zone, created_at from cardinal.apps where name = $1", [name]
+            "select app_id, name, report_time_zone, created_at from cardinal.apps where name = \(name)"
         )
         guard let row = rows.first else {
             throw StoreError.appNotFound(name)
@@ -51,46 +50,44 @@ public struct AppStore {
     /// The rate limits set for `app` (none set: the daemon's defaults).
     public func rateLimits(of app: App) throws -> IngestRateLimits {
         let rows = try connection.query(
-            "select events_per_second, requests_per_second from cardinal.ingest_rate_limits where app_id = $1",
-            [app.id]
+            "select events_per_second, requests_per_second from cardinal.ingest_rate_limits where app_id = \(app.id)"
         )
         guard let row = rows.first else {
             return IngestRateLimits()
         }
-        return IngestRateLimits(eventsPerSecond: try row.decode(Int32?.self, at: 0).map(Int.init),
-                                requestsPerSecond: try row.decode(Int32?.self, at: 1).map(Int.init))
+        return try IngestRateLimits(row: row)
     }
 
     /// Sets the rate limits of `app`; limits with neither rate remove its row.
     /// - Throws: `PostgresError` (check violation) for a negative rate.
     public func setRateLimits(_ limits: IngestRateLimits, of app: App) throws {
         if limits == IngestRateLimits() {
-            try connection.execute("delete from cardinal.ingest_rate_limits where app_id = $1", [app.id])
+            try connection.execute("delete from cardinal.ingest_rate_limits where app_id = \(app.id)")
             return
         }
         try connection.execute(
             """
             insert into cardinal.ingest_rate_limits (app_id, events_per_second, requests_per_second)
-            values ($1, $2, $3)
+            values (\(app.id), \(limits.eventsPerSecond.map { Int32(clamping: $0) }),
+                    \(limits.requestsPerSecond.map { Int32(clamping: $0) }))
             on conflict (app_id) do update
                 set events_per_second = excluded.events_per_second,
                     requests_per_second = excluded.requests_per_second,
                     updated_at = now()
-            """,
-            [app.id, limits.eventsPerSecond.map { Int32(clamping: $0) }, limits.requestsPerSecond.map { Int32(clamping: $0) }]
+            """
         )
     }
 
     private func isKnownTimeZone(_ zone: String) throws -> Bool {
-        try !connection.query("select 1 from pg_timezone_names where name = $1", [zone]).isEmpty
+        try !connection.query("select 1 from pg_timezone_names where name = \(zone)").isEmpty
     }
 
     private static func app(from row: PostgresRow) throws -> App {
         App(
-            id: try row.decode(Int64.self, at: 0),
-            name: try row.decode(String.self, at: 1),
-            reportTimeZone: try row.decode(String.self, at: 2),
-            createdAt: try row.decode(Date.self, at: 3)
+            id: try row.decode(Int64.self, column: "app_id"),
+            name: try row.decode(String.self, column: "name"),
+            reportTimeZone: try row.decode(String.self, column: "report_time_zone"),
+            createdAt: try row.decode(Date.self, column: "created_at")
         )
     }
 }

@@ -23,10 +23,9 @@ public struct IngestKeyStore {
         let rows = try connection.query(
             """
             insert into cardinal.ingest_keys (key_id, app_id, key_hash, description)
-            values ($1, $2, $3, $4)
+            values (\(keyID), \(app.id), \(Self.hash(of: token)), \(description))
             returning key_id, app_id, description, created_at, revoked_at
-            """,
-            [keyID, app.id, Self.hash(of: token), description]
+            """
         )
         return (try Self.key(from: rows[0]), token)
     }
@@ -36,9 +35,8 @@ public struct IngestKeyStore {
         try connection.query(
             """
             select key_id, app_id, description, created_at, revoked_at
-            from cardinal.ingest_keys where app_id = $1 order by created_at desc, key_id
-            """,
-            [app.id]
+            from cardinal.ingest_keys where app_id = \(app.id) order by created_at desc, key_id
+            """
         ).map(Self.key(from:))
     }
 
@@ -48,10 +46,9 @@ public struct IngestKeyStore {
     public func revoke(keyID: String) throws -> IngestKey {
         let rows = try connection.query(
             """
-            update cardinal.ingest_keys set revoked_at = coalesce(revoked_at, now()) where key_id = $1
+            update cardinal.ingest_keys set revoked_at = coalesce(revoked_at, now()) where key_id = \(keyID)
             returning key_id, app_id, description, created_at, revoked_at
-            """,
-            [keyID]
+            """
         )
         guard let row = rows.first else {
             throw StoreError.keyNotFound(keyID)
@@ -72,18 +69,14 @@ public struct IngestKeyStore {
             select k.app_id, l.events_per_second, l.requests_per_second
             from cardinal.ingest_keys as k
             left join cardinal.ingest_rate_limits as l on l.app_id = k.app_id
-            where k.key_hash = $1 and k.revoked_at is null
-            """,
-            [Self.hash(of: token)]
+            where k.key_hash = \(Self.hash(of: token)) and k.revoked_at is null
+            """
         )
         guard let row = rows.first else {
             return nil
         }
         return IngestKeyLookup(
-            appID: try row.decode(Int64.self, at: 0),
-            rateLimits: IngestRateLimits(
-                eventsPerSecond: try row.decode(Int32?.self, at: 1).map(Int.init),
-                requestsPerSecond: try row.decode(Int32?.self, at: 2).map(Int.init)))
+            appID: try row.decode(Int64.self, column: "app_id"), rateLimits: try IngestRateLimits(row: row))
     }
 
     /// What `cardinal.ingest_keys.key_hash` holds for `token`: the SHA-256 of its UTF-8 bytes, the whole token
@@ -94,11 +87,11 @@ public struct IngestKeyStore {
 
     private static func key(from row: PostgresRow) throws -> IngestKey {
         IngestKey(
-            id: try row.decode(String.self, at: 0),
-            appID: try row.decode(Int64.self, at: 1),
-            description: try row.decode(String?.self, at: 2),
-            createdAt: try row.decode(Date.self, at: 3),
-            revokedAt: try row.decode(Date?.self, at: 4)
+            id: try row.decode(String.self, column: "key_id"),
+            appID: try row.decode(Int64.self, column: "app_id"),
+            description: try row.decode(String?.self, column: "description"),
+            createdAt: try row.decode(Date.self, column: "created_at"),
+            revokedAt: try row.decode(Date?.self, column: "revoked_at")
         )
     }
 }

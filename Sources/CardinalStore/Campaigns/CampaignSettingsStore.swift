@@ -30,7 +30,7 @@ public struct CampaignSettingsStore {
             throw CampaignSettingsError.invalidConversionEvents(allNames)
         }
         if let zone = update.reportTimeZone.newValue,
-           try connection.query("select 1 from pg_timezone_names where name = $1", [zone]).isEmpty {
+           try connection.query("select 1 from pg_timezone_names where name = \(zone)").isEmpty {
             throw CampaignSettingsError.invalidTimeZone(zone)
         }
         let appID = try AppStore(connection: connection).find(name: app).id
@@ -43,44 +43,42 @@ public struct CampaignSettingsStore {
                 insert into cardinal.campaign_settings
                     (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone,
                      influenced_open_window)
-                values ($1, $2, $3, coalesce($5::interval, interval '3 days'), $7::jsonb, $9, $11::interval)
+                values (\(appID), \(campaignID), \(update.conversionEvent.newValue),
+                        coalesce(\(update.conversionWindow.newValue)::interval, interval '3 days'),
+                        \(update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) })::jsonb,
+                        \(update.reportTimeZone.newValue), \(update.influencedOpenWindow.newValue)::interval)
                 on conflict (app_id, campaign_id) do update set
-                    conversion_event = case when $4 then excluded.conversion_event
+                    conversion_event = case when \(update.conversionEvent.changes) then excluded.conversion_event
                                             else campaign_settings.conversion_event end,
-                    conversion_window = case when $6 then excluded.conversion_window
+                    conversion_window = case when \(update.conversionWindow.changes) then excluded.conversion_window
                                              else campaign_settings.conversion_window end,
-                    expected_split = case when $8 then excluded.expected_split
+                    expected_split = case when \(update.expectedSplit.changes) then excluded.expected_split
                                           else campaign_settings.expected_split end,
-                    report_time_zone = case when $10 then excluded.report_time_zone
+                    report_time_zone = case when \(update.reportTimeZone.changes) then excluded.report_time_zone
                                             else campaign_settings.report_time_zone end,
-                    influenced_open_window = case when $12 then excluded.influenced_open_window
+                    influenced_open_window = case when \(update.influencedOpenWindow.changes)
+                                                  then excluded.influenced_open_window
                                                   else campaign_settings.influenced_open_window end
-                """,
-                [
-                    appID, campaignID,
-                    update.conversionEvent.newValue, update.conversionEvent.changes,
-                    update.conversionWindow.newValue, update.conversionWindow.changes,
-                    update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) }, update.expectedSplit.changes,
-                    update.reportTimeZone.newValue, update.reportTimeZone.changes,
-                    update.influencedOpenWindow.newValue, update.influencedOpenWindow.changes,
-                ]
+                """
             )
             // Resetting the primary conversion event resets the others: they would be a list without its first.
             if update.furtherConversionEvents.changes || update.conversionEvent == .reset {
                 try connection.execute(
-                    "delete from cardinal.campaign_conversion_events where app_id = $1 and campaign_id = $2",
-                    [appID, campaignID]
+                    """
+                    delete from cardinal.campaign_conversion_events
+                    where app_id = \(appID) and campaign_id = \(campaignID)
+                    """
+                )
+                let names = PostgresJSON(
+                    text: JSONValue.array((update.conversionEvent == .reset ? [] : further).map { .string($0) })
+                        .compactText
                 )
                 try connection.execute(
                     """
                     insert into cardinal.campaign_conversion_events (app_id, campaign_id, ordinal, conversion_event)
-                    select $1, $2, n.ordinal + 1, n.name
-                    from jsonb_array_elements_text($3::jsonb) with ordinality as n (name, ordinal)
-                    """,
-                    [appID, campaignID, PostgresJSON(
-                        text: JSONValue.array((update.conversionEvent == .reset ? [] : further).map { .string($0) })
-                            .compactText
-                    )]
+                    select \(appID), \(campaignID), n.ordinal + 1, n.name
+                    from jsonb_array_elements_text(\(names)::jsonb) with ordinality as n (name, ordinal)
+                    """
                 )
             }
             guard let stored = try Self.read(on: connection, app: app, campaignID: campaignID).first else {
@@ -107,22 +105,26 @@ public struct CampaignSettingsStore {
     ) throws -> [CampaignSettings] {
         try connection.query(
             """
-            select a.name, s.campaign_id, s.conversion_event, extract(epoch from s.conversion_window)::bigint,
+            select a.name as app_name, s.campaign_id, s.conversion_event,
+                   extract(epoch from s.conversion_window)::bigint as conversion_window_seconds,
                    s.expected_split, s.report_time_zone, s.updated_at,
-                   extract(epoch from coalesce(s.influenced_open_window, interval '12 hours'))::bigint,
+                   extract(epoch from coalesce(s.influenced_open_window, interval '12 hours'))::bigint
+                       as influenced_open_window_seconds,
                    coalesce((select jsonb_agg(c.conversion_event order by c.ordinal)
                              from cardinal.campaign_conversion_events as c
                              where c.app_id = s.app_id and c.campaign_id = s.campaign_id), '[]')::text
+                       as further_conversion_events
             from cardinal.campaign_settings as s
             join cardinal.apps as a on a.app_id = s.app_id
-            where ($1::text is null or a.name = $1)
-              and ($2::text is null or s.campaign_id = $2)
+            where (\(app)::text is null or a.name = \(app))
+              and (\(campaignID)::text is null or s.campaign_id = \(campaignID))
             order by a.name, s.campaign_id
-            """,
-            [app, campaignID]
+            """
         ).map { row in
-            var settings = try Self.settings(app: try row.decode(String.self, at: 0), from: row, at: 1)
-            settings.furtherConversionEvents = try Self.conversionEvents(jsonText: try row.decode(String.self, at: 8))
+            var settings = try Self.settings(from: row)
+            settings.furtherConversionEvents = try Self.conversionEvents(
+                jsonText: try row.decode(String.self, column: "further_conversion_events")
+            )
             return settings
         }
     }
@@ -143,15 +145,15 @@ public struct CampaignSettingsStore {
         }
     }
 
-    /// Decodes the seven setting columns that start at `first`.
-    private static func settings(app: String, from row: PostgresRow, at first: Int) throws -> CampaignSettings {
-        let seconds = try row.decode(Int.self, at: first + 2)
+    /// Decodes the app's name and the setting columns, by name.
+    private static func settings(from row: PostgresRow) throws -> CampaignSettings {
+        let seconds = try row.decode(Int.self, column: "conversion_window_seconds")
         guard let window = ConversionWindow(seconds: seconds) else {
             throw ReportDecodingError(
                 what: "conversion_window", value: "\(seconds) seconds", expected: "between 1 second and 30 days"
             )
         }
-        let influencedSeconds = try row.decode(Int.self, at: first + 6)
+        let influencedSeconds = try row.decode(Int.self, column: "influenced_open_window_seconds")
         guard let influencedOpenWindow = InfluencedOpenWindow(seconds: influencedSeconds) else {
             throw ReportDecodingError(
                 what: "influenced_open_window", value: "\(influencedSeconds) seconds",
@@ -159,13 +161,15 @@ public struct CampaignSettingsStore {
             )
         }
         return CampaignSettings(
-            app: app,
-            campaignID: try row.decode(String.self, at: first),
-            conversionEvent: try row.decode(String?.self, at: first + 1),
+            app: try row.decode(String.self, column: "app_name"),
+            campaignID: try row.decode(String.self, column: "campaign_id"),
+            conversionEvent: try row.decode(String?.self, column: "conversion_event"),
             conversionWindow: window,
-            expectedSplit: try row.decode(String?.self, at: first + 3).map { text in try ExpectedSplit(jsonText: text) },
-            reportTimeZone: try row.decode(String?.self, at: first + 4),
-            updatedAt: try row.decode(Date.self, at: first + 5),
+            expectedSplit: try row.decode(String?.self, column: "expected_split").map { text in
+                try ExpectedSplit(jsonText: text)
+            },
+            reportTimeZone: try row.decode(String?.self, column: "report_time_zone"),
+            updatedAt: try row.decode(Date.self, column: "updated_at"),
             influencedOpenWindow: influencedOpenWindow
         )
     }

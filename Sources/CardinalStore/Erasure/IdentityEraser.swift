@@ -20,26 +20,25 @@ public struct IdentityEraser {
             select erasure_id, erased_at, identity_hash, events, rejected_events, report_user_state,
                    report_session_state, report_conversion_state, report_daily_counts, report_fold_queue,
                    report_groups, requeued_events
-            from cardinal.erase_identity($1, $2, $3, $4)
-            """,
-            [appID, target.kind.rawValue, target.id, dryRun]
+            from cardinal.erase_identity(\(appID), \(target.kind.rawValue), \(target.id), \(dryRun))
+            """
         )
         guard let row = rows.first else {
             throw PostgresDecodingFailure("cardinal.erase_identity returned no row")
         }
         return ErasureRecord(
-            erasureID: try row.decode(Int64?.self, at: 0),
-            erasedAt: try row.decode(Date?.self, at: 1),
-            identityHash: try row.decode([UInt8].self, at: 2),
-            events: try row.decode(Int64.self, at: 3),
-            rejectedEvents: try row.decode(Int64.self, at: 4),
-            reportUserState: try row.decode(Int64.self, at: 5),
-            reportSessionState: try row.decode(Int64.self, at: 6),
-            reportConversionState: try row.decode(Int64.self, at: 7),
-            reportDailyCounts: try row.decode(Int64.self, at: 8),
-            reportFoldQueue: try row.decode(Int64.self, at: 9),
-            reportGroups: try row.decode(Int64.self, at: 10),
-            requeuedEvents: try row.decode(Int64.self, at: 11)
+            erasureID: try row.decode(Int64?.self, column: "erasure_id"),
+            erasedAt: try row.decode(Date?.self, column: "erased_at"),
+            identityHash: try row.decode([UInt8].self, column: "identity_hash"),
+            events: try row.decode(Int64.self, column: "events"),
+            rejectedEvents: try row.decode(Int64.self, column: "rejected_events"),
+            reportUserState: try row.decode(Int64.self, column: "report_user_state"),
+            reportSessionState: try row.decode(Int64.self, column: "report_session_state"),
+            reportConversionState: try row.decode(Int64.self, column: "report_conversion_state"),
+            reportDailyCounts: try row.decode(Int64.self, column: "report_daily_counts"),
+            reportFoldQueue: try row.decode(Int64.self, column: "report_fold_queue"),
+            reportGroups: try row.decode(Int64.self, column: "report_groups"),
+            requeuedEvents: try row.decode(Int64.self, column: "requeued_events")
         )
     }
 }

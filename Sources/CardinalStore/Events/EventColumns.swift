@@ -16,10 +16,10 @@ enum EventColumns {
         ("currency", "text"), ("properties", "jsonb"),
     ]
 
-    private static let list = columns.map(\.name).joined(separator: ", ")
+    private static let names = columns.map(\.name)
 
     /// The staging table, as the statements below and ``EventWriter``'s periodic truncation name it.
-    static let stagingTable = "pg_temp.event_staging"
+    static let stagingTable: PostgresQuery = "pg_temp.event_staging"
 
     /// A session-private staging table of the written columns, emptied by the insert that reads it (see
     /// ``EventWriter`` for why not at commit). Its columns are spelled out because `LIKE cardinal.events` would
@@ -30,7 +30,7 @@ enum EventColumns {
         ) on commit preserve rows
         """
 
-    static let copyIntoStaging = "copy \(stagingTable) (\(list)) from stdin"
+    static let copyIntoStaging = "copy \(stagingTable.sql) (\(names.joined(separator: ", "))) from stdin"
 
     /// Duplicates of stored events, and repeats within the batch, are skipped by the primary key
     /// (app_id, time, id); the returned keys, time as exact epoch microseconds, are those stored now.
@@ -41,16 +41,16 @@ enum EventColumns {
     ///
     /// The insert takes the staged rows out of the staging table as it reads them, so the table is empty again
     /// when the transaction commits (and when it rolls back, with the COPY).
-    static let insertFromStaging = """
+    static let insertFromStaging: PostgresQuery = """
         with staged as (
             delete from \(stagingTable)
-            returning \(list)
+            returning \(identifiers: names)
         )
-        insert into cardinal.events (\(list))
-        select \(list) from staged
+        insert into cardinal.events (\(identifiers: names))
+        select \(identifiers: names) from staged
         order by app_id, time, id
         on conflict do nothing
-        returning app_id, id, (extract(epoch from time) * 1000000)::bigint
+        returning app_id, id, (extract(epoch from time) * 1000000)::bigint as time_microseconds
         """
 
     /// One COPY row of `record`, in the order of `columns`.

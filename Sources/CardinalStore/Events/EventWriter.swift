@@ -48,7 +48,7 @@ public final class EventWriter {
     public static func connect(connectionString: String, statementTimeout: Duration) throws -> EventWriter {
         let connection = try PostgresConnection(connectionString: connectionString)
         let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
-        try connection.execute("select set_config('statement_timeout', $1, false)", [String(milliseconds)])
+        try connection.execute("select set_config('statement_timeout', \(String(milliseconds)), false)")
         return EventWriter(connection: connection)
     }
 
@@ -94,8 +94,8 @@ public final class EventWriter {
                 }
                 let stored = try connection.query(EventColumns.insertFromStaging).map { row in
                     StoredKey(
-                        appID: try row.decode(Int64.self, at: 0), id: try row.decode(UUID.self, at: 1),
-                        timeMicroseconds: try row.decode(Int64.self, at: 2)
+                        appID: try row.decode(Int64.self, column: "app_id"), id: try row.decode(UUID.self, column: "id"),
+                        timeMicroseconds: try row.decode(Int64.self, column: "time_microseconds")
                     )
                 }
                 inserted = Self.insertedFlags(for: events, stored: stored)
@@ -145,7 +145,7 @@ public final class EventWriter {
             return
         }
         do {
-            try connection.query("select cardinal.ensure_event_partitions($1, $2)", [earliest, latest])
+            try connection.query("select cardinal.ensure_event_partitions(\(earliest), \(latest))")
         } catch let error as PostgresError where error.sqlState == .invalidParameterValue {
             throw EventWriteError.timeOutsidePartitionRange(error)
         }

@@ -3,10 +3,10 @@ import PostgresClient
 
 /// How a `RejectionRecord` maps onto `cardinal.rejected_events`.
 enum RejectionColumns {
-    private static let list = "app_id, received_at, request_id, event_index, event_id, code, message, raw"
+    private static let list: PostgresQuery = "app_id, received_at, request_id, event_index, event_id, code, message, raw"
 
     /// The staging table, as the statements below and ``EventWriter``'s periodic truncation name it.
-    static let stagingTable = "pg_temp.rejection_staging"
+    static let stagingTable: PostgresQuery = "pg_temp.rejection_staging"
 
     static let createStagingTable = """
         create temporary table if not exists rejection_staging (
@@ -15,12 +15,12 @@ enum RejectionColumns {
         ) on commit preserve rows
         """
 
-    static let copyIntoStaging = "copy \(stagingTable) (\(list)) from stdin"
+    static let copyIntoStaging = "copy \(stagingTable.sql) (\(list.sql)) from stdin"
 
     /// A rejection already stored under its request id and position (a batch replayed from the spool after a
     /// crash) is skipped. The staged rows leave the staging table as they are read, as in
     /// ``EventColumns/insertFromStaging``.
-    static let insertFromStaging = """
+    static let insertFromStaging: PostgresQuery = """
         with staged as (
             delete from \(stagingTable)
             returning \(list)

@@ -95,8 +95,8 @@ public struct Migrator {
     private func lastCodeRun() throws -> (applied: Date?, changed: Bool) {
         let rows = try connection.query(
             "select applied_at, checksum from cardinal.schema_code order by applied_at desc limit 1")
-        let appliedAt = try rows.first.map { try $0.decode(Date.self, at: 0) }
-        let checksum = try rows.first.map { try $0.decode(String.self, at: 1) }
+        let appliedAt = try rows.first.map { try $0.decode(Date.self, column: "applied_at") }
+        let checksum = try rows.first.map { try $0.decode(String.self, column: "checksum") }
         return (appliedAt, try checksum != codeChecksum())
     }
 
@@ -111,8 +111,8 @@ public struct Migrator {
     }
 
     private func withLock<T>(_ body: () throws -> T) throws -> T {
-        try connection.query("select pg_advisory_lock($1)", [Self.advisoryLockKey])
-        defer { _ = try? connection.query("select pg_advisory_unlock($1)", [Self.advisoryLockKey]) }
+        try connection.query("select pg_advisory_lock(\(Self.advisoryLockKey))")
+        defer { _ = try? connection.query("select pg_advisory_unlock(\(Self.advisoryLockKey))") }
         return try body()
     }
 
@@ -160,10 +160,10 @@ public struct Migrator {
         let rows = try connection.query("select version, name, checksum, applied_at from cardinal.schema_migrations")
         var applied: [Int: AppliedMigration] = [:]
         for row in rows {
-            applied[try row.decode(Int.self, at: 0)] = AppliedMigration(
-                name: try row.decode(String.self, at: 1),
-                checksum: try row.decode(String.self, at: 2),
-                appliedAt: try row.decode(Date.self, at: 3)
+            applied[try row.decode(Int.self, column: "version")] = AppliedMigration(
+                name: try row.decode(String.self, column: "name"),
+                checksum: try row.decode(String.self, column: "checksum"),
+                appliedAt: try row.decode(Date.self, column: "applied_at")
             )
         }
         return applied
@@ -206,8 +206,8 @@ public struct Migrator {
 
     /// SHA-256 computed by the server: Foundation on Linux has no hash functions, and the database is at hand.
     private func checksum(of text: String) throws -> String {
-        let rows = try connection.query("select encode(sha256(convert_to($1, 'UTF8')), 'hex')", [text])
-        return try rows[0].decode(String.self, at: 0)
+        let rows = try connection.query("select encode(sha256(convert_to(\(text), 'UTF8')), 'hex') as checksum")
+        return try rows[0].decode(String.self, column: "checksum")
     }
 
     private func apply(_ migration: Migration) throws {
@@ -216,8 +216,10 @@ public struct Migrator {
         try connection.transaction { connection in
             try connection.executeScript(migration.sql)
             try connection.execute(
-                "insert into cardinal.schema_migrations (version, name, checksum, duration_ms) values ($1, $2, $3, $4)",
-                [migration.version, migration.name, checksum, Self.milliseconds(since: started)]
+                """
+                insert into cardinal.schema_migrations (version, name, checksum, duration_ms)
+                values (\(migration.version), \(migration.name), \(checksum), \(Self.milliseconds(since: started)))
+                """
             )
         }
     }
@@ -251,13 +253,16 @@ public struct Migrator {
                     throw MigrationError.codeFileFailed(fileName: file.fileName, reason: error.description)
                 }
             }
-            let undeclared = try connection.query(Self.undeclaredObjectsQuery).map { try $0.decode(String.self, at: 0) }
+            let undeclared = try connection.query(Self.undeclaredObjectsQuery).map { try $0.decode(String.self, column: "object") }
             guard undeclared.isEmpty else {
                 throw MigrationError.undeclaredObjects(undeclared)
             }
             try connection.execute(
-                "insert into cardinal.schema_code (checksum, files, duration_ms) values ($1, string_to_array($2, E'\\n'), $3)",
-                [checksum, files.joined(separator: "\n"), Self.milliseconds(since: started)]
+                """
+                insert into cardinal.schema_code (checksum, files, duration_ms)
+                values (\(checksum), string_to_array(\(files.joined(separator: "\n")), E'\\n'),
+                        \(Self.milliseconds(since: started)))
+                """
             )
         }
     }
@@ -267,11 +272,11 @@ public struct Migrator {
     /// so a row with an older `xmin` belongs to an object no file declares. Functions that a table depends on
     /// (a CHECK, a column default, an index expression) are versioned with the tables and not looked at, and so
     /// are the copies of a partitioned table's triggers on its partitions.
-    static let undeclaredObjectsQuery = """
+    static let undeclaredObjectsQuery: PostgresQuery = """
         with this_transaction as (
             select (pg_current_xact_id()::text::bigint % 4294967296)::text::xid as xid
         )
-        select format('function %s', p.oid::regprocedure)
+        select format('function %s', p.oid::regprocedure) as object
         from pg_catalog.pg_proc as p, this_transaction as t
         where p.pronamespace = 'cardinal'::regnamespace
           and p.xmin <> t.xid

@@ -19,7 +19,7 @@ public struct ReportStateStore {
     ///   call again).
     public func fold() throws -> Int64? {
         try connection.transaction(isolation: .repeatableRead) { connection in
-            try connection.query("select cardinal.fold_report_state()").first?.decode(Int64?.self, at: 0)
+            try connection.query("select cardinal.fold_report_state() as folded").first?.decode(Int64?.self, column: "folded")
         }
     }
 
@@ -55,7 +55,8 @@ public struct ReportStateStore {
     /// How many re-queued events (a rebuild's, a time zone change's) wait for the fold: a fold takes a long queue
     /// in parts, so the state is rebuilt once this is zero.
     public func queuedEvents() throws -> Int64 {
-        try connection.query("select count(*) from cardinal.report_fold_queue").first?.decode(Int64.self, at: 0) ?? 0
+        try connection.query("select count(*) as queued from cardinal.report_fold_queue").first?
+            .decode(Int64.self, column: "queued") ?? 0
     }
 
     /// Gives the emptied queue's pages back (VACUUM truncates them): after a rebuild the queue is millions of dead
@@ -74,10 +75,10 @@ public struct ReportStateStore {
             let row = try connection.query(
                 """
                 select pg_relation_size('cardinal.report_fold_queue') > 0
-                       and not exists (select from cardinal.report_fold_queue)
+                       and not exists (select from cardinal.report_fold_queue) as has_empty_pages
                 """
             ).first
-            guard attempt < attempts, try row?.decode(Bool.self, at: 0) == true else { return }
+            guard attempt < attempts, try row?.decode(Bool.self, column: "has_empty_pages") == true else { return }
             Thread.sleep(forTimeInterval: 0.5)
         }
     }
@@ -85,16 +86,18 @@ public struct ReportStateStore {
     /// The campaigns with events of an app, for rebuilding them one by one.
     public func campaigns(appID: Int64) throws -> [String] {
         try connection.query(
-            "select distinct campaign_id from cardinal.report_groups where app_id = $1 and campaign_id is not null order by 1",
-            [appID]
-        ).map { try $0.decode(String.self, at: 0) }
+            """
+            select distinct campaign_id from cardinal.report_groups
+            where app_id = \(appID) and campaign_id is not null order by 1
+            """
+        ).map { try $0.decode(String.self, column: "campaign_id") }
     }
 
     /// Drops the state of an app (`campaign` nil: everything of it) or one campaign and queues its stored events
     /// again, in one transaction; the next folds rebuild it. Reports stay exact meanwhile.
     /// - Returns: how many events were queued.
     public func requeue(appID: Int64, campaign: String? = nil) throws -> Int64 {
-        try connection.query("select cardinal.requeue_report_state($1, $2)", [appID, campaign])
-            .first?.decode(Int64.self, at: 0) ?? 0
+        try connection.query("select cardinal.requeue_report_state(\(appID), \(campaign)) as queued")
+            .first?.decode(Int64.self, column: "queued") ?? 0
     }
 }

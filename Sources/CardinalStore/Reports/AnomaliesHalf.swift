@@ -1,3 +1,5 @@
+import PostgresClient
+
 /// The two halves of `cardinal.anomalies` (`SQL/code/100_anomalies.sql`): they read
 /// different report state, so two connections can compute them at once, on one snapshot (``ReportSnapshot``):
 /// `control_impressions_missing` is judged in both, for a group and for a whole campaign.
@@ -11,7 +13,7 @@ public enum AnomaliesHalf: Sendable {
     case logging
 
     /// The SQL function that computes this half.
-    var function: String {
+    var function: PostgresQuery {
         switch self {
         case .exposure: "cardinal.exposure_anomalies"
         case .logging: "cardinal.logging_anomalies"

@@ -24,14 +24,14 @@ public struct AnomaliesQuery {
         try findings(of: half.function, scope)
     }
 
-    private func findings(of function: String, _ scope: ReportScope) throws -> [AnomalyFinding] {
+    private func findings(of function: PostgresQuery, _ scope: ReportScope) throws -> [AnomalyFinding] {
         try connection.query(
             """
             select \(AnomalyFinding.columns.resultList)
-            from \(function)(app => $1, from_date => $2, to_date => $3, include_test => $4, campaign => $5,
-                             canvas => $6)
-            """,
-            [scope.app, scope.from, scope.to, scope.includeTest, scope.campaign, scope.canvas]
+            from \(function)(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
+                             include_test => \(scope.includeTest), campaign => \(scope.campaign),
+                             canvas => \(scope.canvas))
+            """
         ).map(AnomalyFinding.columns.decodeResult)
     }
 }

@@ -16,8 +16,8 @@ extension AnomalyFinding {
         .text("app_version", \.appVersion),
         ReportColumn(
             name: "evidence", kind: .text, sqlType: "jsonb",
-            read: { finding, result, index in
-                finding.evidence = try AnomalyEvidence(jsonText: try result.decode(String.self, at: index))
+            read: { finding, result, column in
+                finding.evidence = try AnomalyEvidence(jsonText: try result.decode(String.self, column: column))
             },
             value: { $0.evidence.json }
         ),

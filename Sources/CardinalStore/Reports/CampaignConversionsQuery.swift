@@ -17,34 +17,35 @@ public struct CampaignConversionsQuery {
         try connection.query(
             """
             select app_name, campaign_id, variant_id, ordinal, conversion_event,
-                   extract(epoch from window_length)::bigint, unique_recipients, converters, conversion_rate,
-                   revenue::text, revenue_per_recipient::text
-            from cardinal.campaign_conversions(app => $1, from_date => $2, to_date => $3, campaign => $4,
-                                               include_test => $5)
-            """,
-            [scope.app, scope.from, scope.to, scope.campaign, scope.includeTest]
+                   extract(epoch from window_length)::bigint as window_seconds, unique_recipients, converters,
+                   conversion_rate, revenue::text as revenue, revenue_per_recipient::text as revenue_per_recipient
+            from cardinal.campaign_conversions(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
+                                               campaign => \(scope.campaign), include_test => \(scope.includeTest))
+            """
         ).map(Self.row)
     }
 
     private static func row(_ result: PostgresRow) throws -> CampaignConversionRow {
-        let seconds = try result.decode(Int.self, at: 5)
+        let seconds = try result.decode(Int.self, column: "window_seconds")
         guard let window = ConversionWindow(seconds: seconds) else {
             throw ReportDecodingError(
                 what: "window_length", value: "\(seconds) seconds", expected: "between 1 second and 30 days"
             )
         }
         return CampaignConversionRow(
-            app: try result.decode(String.self, at: 0),
-            campaignID: try result.decode(String.self, at: 1),
-            variantID: try result.decode(String?.self, at: 2),
-            ordinal: Int(try result.decode(Int16.self, at: 3)),
-            conversionEvent: try result.decode(String.self, at: 4),
+            app: try result.decode(String.self, column: "app_name"),
+            campaignID: try result.decode(String.self, column: "campaign_id"),
+            variantID: try result.decode(String?.self, column: "variant_id"),
+            ordinal: Int(try result.decode(Int16.self, column: "ordinal")),
+            conversionEvent: try result.decode(String.self, column: "conversion_event"),
             window: window,
-            uniqueRecipients: try result.decode(Int64.self, at: 6),
-            converters: try result.decode(Int64.self, at: 7),
-            conversionRate: try result.decode(Double?.self, at: 8),
-            revenue: try amounts(try result.decode(String.self, at: 9), column: "revenue"),
-            revenuePerRecipient: try amounts(try result.decode(String.self, at: 10), column: "revenue_per_recipient")
+            uniqueRecipients: try result.decode(Int64.self, column: "unique_recipients"),
+            converters: try result.decode(Int64.self, column: "converters"),
+            conversionRate: try result.decode(Double?.self, column: "conversion_rate"),
+            revenue: try amounts(try result.decode(String.self, column: "revenue"), column: "revenue"),
+            revenuePerRecipient: try amounts(
+                try result.decode(String.self, column: "revenue_per_recipient"), column: "revenue_per_recipient"
+            )
         )
     }
 

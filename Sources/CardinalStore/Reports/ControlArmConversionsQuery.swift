@@ -19,23 +19,24 @@ public struct ControlArmConversionsQuery {
     public func run(_ scope: ReportScope, asOf: Date, window: ConversionWindow? = nil) throws -> [ControlArmConversionRow] {
         try connection.query(
             """
-            select app_name, coalesce(campaign_id, canvas_id), ordinal, conversion_event, variant_id, control, users,
-                   converters
-            from cardinal.control_arm_conversions(app => $1, campaign => $2, from_date => $3, to_date => $4,
-                                                  as_of => $5, include_test => $6, conversion_window => $7::interval,
-                                                  canvas => $8, first_ordinal => 2)
-            """,
-            [scope.app, scope.campaign, scope.from, scope.to, asOf, scope.includeTest, window, scope.canvas]
+            select app_name, coalesce(campaign_id, canvas_id) as campaign_id, ordinal, conversion_event, variant_id,
+                   control, users, converters
+            from cardinal.control_arm_conversions(app => \(scope.app), campaign => \(scope.campaign),
+                                                  from_date => \(scope.from), to_date => \(scope.to), as_of => \(asOf),
+                                                  include_test => \(scope.includeTest),
+                                                  conversion_window => \(window)::interval, canvas => \(scope.canvas),
+                                                  first_ordinal => 2)
+            """
         ).map { row in
             ControlArmConversionRow(
-                app: try row.decode(String.self, at: 0),
-                campaignID: try row.decode(String.self, at: 1),
-                ordinal: Int(try row.decode(Int16.self, at: 2)),
-                conversionEvent: try row.decode(String.self, at: 3),
-                variantID: try row.decode(String?.self, at: 4),
-                control: try row.decode(Bool.self, at: 5),
-                users: try row.decode(Int.self, at: 6),
-                converters: try row.decode(Int.self, at: 7)
+                app: try row.decode(String.self, column: "app_name"),
+                campaignID: try row.decode(String.self, column: "campaign_id"),
+                ordinal: Int(try row.decode(Int16.self, column: "ordinal")),
+                conversionEvent: try row.decode(String.self, column: "conversion_event"),
+                variantID: try row.decode(String?.self, column: "variant_id"),
+                control: try row.decode(Bool.self, column: "control"),
+                users: try row.decode(Int.self, column: "users"),
+                converters: try row.decode(Int.self, column: "converters")
             )
         }
     }

@@ -22,34 +22,33 @@ public struct ControlArmsQuery {
     ) throws -> [ControlArmRow] {
         try connection.query(
             """
-            select app_name, coalesce(campaign_id, canvas_id), conversion_event,
-                   extract(epoch from window_length)::bigint, variant_id, control, users, converters, exposed_users,
-                   users_in_several_arms, canvas_id is not null
-            from cardinal.control_arms(app => $1, campaign => $2, from_date => $3, to_date => $4, as_of => $5,
-                                       conversion => $6, conversion_window => $7::interval, include_test => $8,
-                                       canvas => $9)
-            """,
-            [scope.app, scope.campaign, scope.from, scope.to, asOf, conversion, window, scope.includeTest,
-             scope.canvas]
+            select app_name, coalesce(campaign_id, canvas_id) as campaign_id, conversion_event,
+                   extract(epoch from window_length)::bigint as window_seconds, variant_id, control, users, converters,
+                   exposed_users, users_in_several_arms, canvas_id is not null as is_canvas
+            from cardinal.control_arms(app => \(scope.app), campaign => \(scope.campaign), from_date => \(scope.from),
+                                       to_date => \(scope.to), as_of => \(asOf), conversion => \(conversion),
+                                       conversion_window => \(window)::interval, include_test => \(scope.includeTest),
+                                       canvas => \(scope.canvas))
+            """
         ).map { row in
-            let seconds = try row.decode(Int.self, at: 3)
+            let seconds = try row.decode(Int.self, column: "window_seconds")
             guard let decodedWindow = ConversionWindow(seconds: seconds) else {
                 throw ReportDecodingError(
                     what: "conversion window", value: "\(seconds) seconds", expected: "between 1 second and 30 days"
                 )
             }
             return ControlArmRow(
-                app: try row.decode(String.self, at: 0),
-                campaignID: try row.decode(String.self, at: 1),
-                conversionEvent: try row.decode(String?.self, at: 2),
+                app: try row.decode(String.self, column: "app_name"),
+                campaignID: try row.decode(String.self, column: "campaign_id"),
+                conversionEvent: try row.decode(String?.self, column: "conversion_event"),
                 window: decodedWindow,
-                variantID: try row.decode(String?.self, at: 4),
-                control: try row.decode(Bool.self, at: 5),
-                users: try row.decode(Int.self, at: 6),
-                converters: try row.decode(Int?.self, at: 7),
-                exposedUsers: try row.decode(Int.self, at: 8),
-                usersInSeveralArms: try row.decode(Int.self, at: 9),
-                isCanvas: try row.decode(Bool.self, at: 10)
+                variantID: try row.decode(String?.self, column: "variant_id"),
+                control: try row.decode(Bool.self, column: "control"),
+                users: try row.decode(Int.self, column: "users"),
+                converters: try row.decode(Int?.self, column: "converters"),
+                exposedUsers: try row.decode(Int.self, column: "exposed_users"),
+                usersInSeveralArms: try row.decode(Int.self, column: "users_in_several_arms"),
+                isCanvas: try row.decode(Bool.self, column: "is_canvas")
             )
         }
     }

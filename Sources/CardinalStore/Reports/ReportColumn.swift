@@ -31,13 +31,13 @@ public struct ReportColumn<Row>: Sendable {
     /// How a table cell shows it.
     public let kind: Kind
     /// The SQL type of the value, as the stored-run insert types it.
-    let sqlType: String
-    private let read: @Sendable (inout Row, PostgresRow, Int) throws -> Void
+    let sqlType: PostgresQuery
+    private let read: @Sendable (inout Row, PostgresRow, String) throws -> Void
     private let value: @Sendable (Row) -> JSONValue
 
     init(
         name: String, result: String? = nil, stored: String?? = .none, inJSON: Bool = true, kind: Kind,
-        sqlType: String, read: @escaping @Sendable (inout Row, PostgresRow, Int) throws -> Void,
+        sqlType: PostgresQuery, read: @escaping @Sendable (inout Row, PostgresRow, String) throws -> Void,
         value: @escaping @Sendable (Row) -> JSONValue
     ) {
         self.name = name
@@ -58,9 +58,9 @@ public struct ReportColumn<Row>: Sendable {
         value(row)
     }
 
-    /// Sets the column of `row` from the value at `index` of a result row.
-    func decode(into row: inout Row, from result: PostgresRow, at index: Int) throws {
-        try read(&row, result, index)
+    /// Sets the column of `row` from the column named `column` of a result row.
+    func decode(into row: inout Row, from result: PostgresRow, column: String) throws {
+        try read(&row, result, column)
     }
 }
 
@@ -72,7 +72,7 @@ extension ReportColumn {
     ) -> ReportColumn {
         ReportColumn(
             name: name, result: result, stored: stored, kind: .text, sqlType: "text",
-            read: { row, result, index in row[keyPath: keyPath] = try result.decode(String.self, at: index) },
+            read: { row, result, column in row[keyPath: keyPath] = try result.decode(String.self, column: column) },
             value: { .string($0[keyPath: keyPath]) }
         )
     }
@@ -84,7 +84,7 @@ extension ReportColumn {
     ) -> ReportColumn {
         ReportColumn(
             name: name, result: result, stored: stored, inJSON: inJSON, kind: kind, sqlType: "text",
-            read: { row, result, index in row[keyPath: keyPath] = try result.decode(String?.self, at: index) },
+            read: { row, result, column in row[keyPath: keyPath] = try result.decode(String?.self, column: column) },
             value: { ReportJSON.string($0[keyPath: keyPath]) }
         )
     }
@@ -93,7 +93,7 @@ extension ReportColumn {
     static func count(_ name: String, _ keyPath: any WritableKeyPath<Row, Int64> & Sendable) -> ReportColumn {
         ReportColumn(
             name: name, kind: .count, sqlType: "bigint",
-            read: { row, result, index in row[keyPath: keyPath] = try result.decode(Int64.self, at: index) },
+            read: { row, result, column in row[keyPath: keyPath] = try result.decode(Int64.self, column: column) },
             value: { ReportJSON.integer($0[keyPath: keyPath]) }
         )
     }
@@ -102,7 +102,7 @@ extension ReportColumn {
     static func count(_ name: String, _ keyPath: any WritableKeyPath<Row, Int64?> & Sendable) -> ReportColumn {
         ReportColumn(
             name: name, kind: .count, sqlType: "bigint",
-            read: { row, result, index in row[keyPath: keyPath] = try result.decode(Int64?.self, at: index) },
+            read: { row, result, column in row[keyPath: keyPath] = try result.decode(Int64?.self, column: column) },
             value: { ReportJSON.integer($0[keyPath: keyPath]) }
         )
     }
@@ -111,7 +111,7 @@ extension ReportColumn {
     static func rate(_ name: String, _ keyPath: any WritableKeyPath<Row, Double?> & Sendable) -> ReportColumn {
         ReportColumn(
             name: name, kind: .rate, sqlType: "double precision",
-            read: { row, result, index in row[keyPath: keyPath] = try result.decode(Double?.self, at: index) },
+            read: { row, result, column in row[keyPath: keyPath] = try result.decode(Double?.self, column: column) },
             value: { ReportJSON.number($0[keyPath: keyPath]) }
         )
     }
@@ -125,8 +125,8 @@ extension ReportColumn {
     ) -> ReportColumn {
         ReportColumn(
             name: name, kind: .text, sqlType: "text",
-            read: { row, result, index in
-                let text = try result.decode(String.self, at: index)
+            read: { row, result, column in
+                let text = try result.decode(String.self, column: column)
                 guard let value = Value(rawValue: text) else {
                     throw ReportDecodingError(what: what, value: text, expected: expected)
                 }

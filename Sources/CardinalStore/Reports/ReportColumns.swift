@@ -19,31 +19,35 @@ public struct ReportColumns<Row: Sendable>: Sendable {
         all.filter { $0.storedName != nil }
     }
 
-    /// `app_name, campaign_id, …`: the select list over the SQL function's result.
-    var resultList: String {
-        all.map(\.resultName).joined(separator: ", ")
+    /// `"app_name", "campaign_id", …`: the select list over the SQL function's result.
+    var resultList: PostgresQuery {
+        "\(identifiers: all.map(\.resultName))"
     }
 
-    /// `app_name, campaign_id, …`: the select list over the stored-run table.
-    var storedList: String {
-        stored.compactMap(\.storedName).joined(separator: ", ")
+    /// `"app_name", "campaign_id", …`: the select list over the stored-run table.
+    var storedList: PostgresQuery {
+        "\(identifiers: storedNames)"
     }
 
-    /// A row of the SQL function's result selected with ``resultList``.
+    private var storedNames: [String] {
+        stored.compactMap(\.storedName)
+    }
+
+    /// A row of the SQL function's result, each column read by its result name.
     func decodeResult(_ result: PostgresRow) throws -> Row {
-        try decode(result, columns: all)
-    }
-
-    /// A row of the stored-run table selected with ``storedList``; columns that are not stored keep the
-    /// blank row's value.
-    func decodeStored(_ result: PostgresRow) throws -> Row {
-        try decode(result, columns: stored)
-    }
-
-    private func decode(_ result: PostgresRow, columns: [ReportColumn<Row>]) throws -> Row {
         var row = blank
-        for (index, column) in columns.enumerated() {
-            try column.decode(into: &row, from: result, at: index)
+        for column in all {
+            try column.decode(into: &row, from: result, column: column.resultName)
+        }
+        return row
+    }
+
+    /// A row of the stored-run table, each column read by its stored name; columns that are not stored keep
+    /// the blank row's value.
+    func decodeStored(_ result: PostgresRow) throws -> Row {
+        var row = blank
+        for column in stored {
+            try column.decode(into: &row, from: result, column: column.storedName ?? column.resultName)
         }
         return row
     }
@@ -65,21 +69,21 @@ public struct ReportColumns<Row: Sendable>: Sendable {
         column.kind == .breakdown ? breakdown?.rawValue : column.name
     }
 
-    /// `insert into <table> (run_id, position, …) select $1, r.position, r.… from jsonb_to_recordset($2) …`: one
-    /// statement per table however many rows, every value typed by the column list, the JSON keys being
+    /// `insert into <table> (run_id, position, …) select <run>, r.position, r.… from jsonb_to_recordset(<rows>) …`:
+    /// one statement per table however many rows, every value typed by the column list, the JSON keys being
     /// the table's column names (see ``storedJSON(_:)``).
-    func insertStatement(into table: String) -> String {
-        let names = stored.compactMap(\.storedName)
+    func insertStatement(into table: PostgresQuery, runID: Int64, rows: [Row]) -> PostgresQuery {
+        let recordColumns: [PostgresQuery] = stored.map { "\(identifier: $0.storedName ?? $0.resultName) \($0.sqlType)" }
         return """
-            insert into \(table) (run_id, position, \(names.joined(separator: ", ")))
-            select $1, r.position, \(names.map { "r." + $0 }.joined(separator: ", "))
-            from jsonb_to_recordset($2::jsonb) as r (
-                position integer, \(stored.map { "\($0.storedName ?? "") \($0.sqlType)" }.joined(separator: ", ")))
+            insert into \(table) (run_id, position, \(identifiers: storedNames))
+            select \(runID), r.position, \(storedNames.map { PostgresQuery.identifier(["r", $0]) }.joined(separator: ", "))
+            from jsonb_to_recordset(\(storedJSON(rows))::jsonb) as r (
+                position integer, \(recordColumns.joined(separator: ", ")))
             """
     }
 
-    /// The rows as the `$2` of ``insertStatement(into:)``: one object per row keyed by stored column name,
-    /// positions counting from 1.
+    /// The rows as the JSON array of ``insertStatement(into:runID:rows:)``: one object per row keyed by stored
+    /// column name, positions counting from 1.
     func storedJSON(_ rows: [Row]) -> PostgresJSON {
         let objects = rows.enumerated().map { offset, row in
             ReportJSON.object(

@@ -7,27 +7,30 @@ import PostgresClient
 /// column list. The JSON keys are the table's column names. Unique impressions and anomalies take both
 /// from their column lists (``UniqueImpressionsRow/columns``, ``AnomalyFinding/columns``).
 extension ReportRunStore {
-    static let insertUniqueImpressions = UniqueImpressionsRow.columns.insertStatement(
-        into: "cardinal.report_unique_impressions"
-    )
+    static func insert(runID: Int64, _ rows: [UniqueImpressionsRow]) -> PostgresQuery {
+        UniqueImpressionsRow.columns.insertStatement(into: "cardinal.report_unique_impressions", runID: runID, rows: rows)
+    }
 
-    static let insertAnomalies = AnomalyFinding.columns.insertStatement(into: "cardinal.report_anomalies")
+    static func insert(runID: Int64, _ findings: [AnomalyFinding]) -> PostgresQuery {
+        AnomalyFinding.columns.insertStatement(into: "cardinal.report_anomalies", runID: runID, rows: findings)
+    }
 
-    static let insertControl = """
+    static func insert(runID: Int64, _ records: [ControlReportRecord]) -> PostgresQuery {
+        """
         insert into cardinal.report_control
             (run_id, position, app_name, campaign_id, conversion_event, window_length, as_of, variant_id, control,
              users, converters, rate, exposed_users, users_in_several_arms, difference, difference_ci95_lower,
              difference_ci95_upper, relative_lift, relative_lift_ci95_lower, relative_lift_ci95_upper, z,
              p_value, p_value_holm, confidence, chance_to_beat_control, srm_chi2, srm_df, srm_p_value,
              srm_mismatch, srm_skipped, srm_split_source)
-        select $1, r.position, r.app_name, r.campaign_id, r.conversion_event,
+        select \(runID), r.position, r.app_name, r.campaign_id, r.conversion_event,
                make_interval(days => r.window_seconds / 86400, secs => r.window_seconds % 86400), r.as_of,
                r.variant_id, r.control, r.users, r.converters, r.rate, r.exposed_users, r.users_in_several_arms,
                r.difference, r.difference_ci95_lower, r.difference_ci95_upper, r.relative_lift,
                r.relative_lift_ci95_lower, r.relative_lift_ci95_upper, r.z, r.p_value, r.p_value_holm,
                r.confidence, r.chance_to_beat_control, r.srm_chi2, r.srm_df, r.srm_p_value, r.srm_mismatch,
                r.srm_skipped, r.srm_split_source
-        from jsonb_to_recordset($2::jsonb) as r (
+        from jsonb_to_recordset(\(json(records))::jsonb) as r (
             position integer, app_name text, campaign_id text, conversion_event text, window_seconds integer,
             as_of timestamptz, variant_id text, control boolean, users bigint, converters bigint,
             rate double precision, exposed_users bigint, users_in_several_arms bigint,
@@ -39,16 +42,9 @@ extension ReportRunStore {
             srm_df integer, srm_p_value double precision, srm_mismatch boolean, srm_skipped text,
             srm_split_source text)
         """
-
-    static func json(_ rows: [UniqueImpressionsRow]) -> PostgresJSON {
-        UniqueImpressionsRow.columns.storedJSON(rows)
     }
 
-    static func json(_ findings: [AnomalyFinding]) -> PostgresJSON {
-        AnomalyFinding.columns.storedJSON(findings)
-    }
-
-    static func json(_ records: [ControlReportRecord]) -> PostgresJSON {
+    private static func json(_ records: [ControlReportRecord]) -> PostgresJSON {
         array(records) { position, record in
             [
                 ("position", ReportJSON.integer(position)),

@@ -23,11 +23,11 @@ public struct ReportRunStore {
             "as_of": .string(asOf.postgresText),
             "include_test": .bool(scope.includeTest),
         ])
+        let json = PostgresJSON(text: parameters.compactText)
         let rows = try connection.query(
-            "insert into cardinal.report_runs (parameters) values ($1::jsonb) returning run_id",
-            [PostgresJSON(text: parameters.compactText)]
+            "insert into cardinal.report_runs (parameters) values (\(json)::jsonb) returning run_id"
         )
-        return try rows[0].decode(Int64.self, at: 0)
+        return try rows[0].decode(Int64.self, column: "run_id")
     }
 
     /// Stores a run's results and marks it succeeded, all in one transaction.
@@ -36,16 +36,15 @@ public struct ReportRunStore {
         control: [ControlReportRecord]
     ) throws {
         try connection.transaction { connection in
-            try connection.execute(Self.insertUniqueImpressions, [runID, Self.json(uniqueImpressions)])
-            try connection.execute(Self.insertAnomalies, [runID, Self.json(anomalies)])
-            try connection.execute(Self.insertControl, [runID, Self.json(control)])
+            try connection.execute(Self.insert(runID: runID, uniqueImpressions))
+            try connection.execute(Self.insert(runID: runID, anomalies))
+            try connection.execute(Self.insert(runID: runID, control))
             let updated = try connection.execute(
                 """
                 update cardinal.report_runs
-                set status = 'succeeded', finished_at = clock_timestamp(), anomaly_count = $2
-                where run_id = $1 and status = 'running'
-                """,
-                [runID, anomalies.count]
+                set status = 'succeeded', finished_at = clock_timestamp(), anomaly_count = \(anomalies.count)
+                where run_id = \(runID) and status = 'running'
+                """
             )
             guard updated == 1 else {
                 throw ReportRunError.notRunning(runID)
@@ -57,8 +56,10 @@ public struct ReportRunStore {
     public func uniqueImpressions(runID: Int64) throws -> [UniqueImpressionsRow] {
         let columns = UniqueImpressionsRow.columns
         return try connection.query(
-            "select \(columns.storedList) from cardinal.report_unique_impressions where run_id = $1 order by position",
-            [runID]
+            """
+            select \(columns.storedList) from cardinal.report_unique_impressions
+            where run_id = \(runID) order by position
+            """
         ).map(columns.decodeStored)
     }
 
@@ -66,7 +67,7 @@ public struct ReportRunStore {
     public func anomalies(runID: Int64) throws -> [AnomalyFinding] {
         let columns = AnomalyFinding.columns
         return try connection.query(
-            "select \(columns.storedList) from cardinal.report_anomalies where run_id = $1 order by position", [runID]
+            "select \(columns.storedList) from cardinal.report_anomalies where run_id = \(runID) order by position"
         ).map(columns.decodeStored)
     }
 
@@ -74,10 +75,9 @@ public struct ReportRunStore {
     public func fail(runID: Int64, error: String) throws {
         try connection.execute(
             """
-            update cardinal.report_runs set status = 'failed', finished_at = clock_timestamp(), error = $2
-            where run_id = $1 and status = 'running'
-            """,
-            [runID, error]
+            update cardinal.report_runs set status = 'failed', finished_at = clock_timestamp(), error = \(error)
+            where run_id = \(runID) and status = 'running'
+            """
         )
     }
 
@@ -86,22 +86,21 @@ public struct ReportRunStore {
         try connection.query(
             """
             select run_id, started_at, finished_at, parameters, status, anomaly_count, error
-            from cardinal.report_runs where run_id = $1
-            """,
-            [runID]
+            from cardinal.report_runs where run_id = \(runID)
+            """
         ).first.map { row in
-            let statusText = try row.decode(String.self, at: 4)
+            let statusText = try row.decode(String.self, column: "status")
             guard let status = ReportRun.Status(rawValue: statusText) else {
                 throw ReportDecodingError(what: "report run status", value: statusText, expected: "running, succeeded or failed")
             }
             return ReportRun(
-                id: try row.decode(Int64.self, at: 0),
-                startedAt: try row.decode(Date.self, at: 1),
-                finishedAt: try row.decode(Date?.self, at: 2),
-                parametersJSON: try row.decode(String.self, at: 3),
+                id: try row.decode(Int64.self, column: "run_id"),
+                startedAt: try row.decode(Date.self, column: "started_at"),
+                finishedAt: try row.decode(Date?.self, column: "finished_at"),
+                parametersJSON: try row.decode(String.self, column: "parameters"),
                 status: status,
-                anomalyCount: try row.decode(Int?.self, at: 5),
-                error: try row.decode(String?.self, at: 6)
+                anomalyCount: try row.decode(Int?.self, column: "anomaly_count"),
+                error: try row.decode(String?.self, column: "error")
             )
         }
     }

@@ -33,7 +33,8 @@ extension ReportSession {
     /// - Warning: The session must not be inside a transaction (transactions do not nest).
     public func sharingSnapshot<T>(_ body: (ReportSnapshot) throws -> T) throws -> T {
         try connection.transaction(isolation: .repeatableRead) { connection in
-            let identifier = try connection.query("select pg_export_snapshot()")[0].decode(String.self, at: 0)
+            let identifier = try connection.query("select pg_export_snapshot() as snapshot")[0]
+                .decode(String.self, column: "snapshot")
             try takePendingCopy()
             return try body(try ReportSnapshot(identifier: identifier))
         }

@@ -15,16 +15,16 @@ public struct SendArmsQuery {
         try connection.query(
             """
             select app_name, campaign_id, variant_id, control, users
-            from cardinal.send_arms(app => $1, campaign => $2, from_date => $3, to_date => $4, include_test => $5)
-            """,
-            [scope.app, scope.campaign, scope.from, scope.to, scope.includeTest]
+            from cardinal.send_arms(app => \(scope.app), campaign => \(scope.campaign), from_date => \(scope.from),
+                                    to_date => \(scope.to), include_test => \(scope.includeTest))
+            """
         ).map { row in
             SendArmRow(
-                app: try row.decode(String.self, at: 0),
-                campaignID: try row.decode(String.self, at: 1),
-                variantID: try row.decode(String?.self, at: 2),
-                control: try row.decode(Bool.self, at: 3),
-                users: try row.decode(Int.self, at: 4)
+                app: try row.decode(String.self, column: "app_name"),
+                campaignID: try row.decode(String.self, column: "campaign_id"),
+                variantID: try row.decode(String?.self, column: "variant_id"),
+                control: try row.decode(Bool.self, column: "control"),
+                users: try row.decode(Int.self, column: "users")
             )
         }
     }

@@ -15,15 +15,17 @@ public struct StandbyReplay: Sendable {
     public static func read(from connection: PostgresConnection) throws -> StandbyReplay? {
         let row = try connection.query(
             """
-            select pg_is_in_recovery(),
-                   extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp())::double precision,
+            select pg_is_in_recovery() as in_recovery,
+                   extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp())::double precision
+                       as last_replayed_commit_age_seconds,
                    coalesce(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()), 0)::bigint
+                       as unreplayed_bytes
             """
         ).first
-        guard let row, try row.decode(Bool.self, at: 0) else { return nil }
+        guard let row, try row.decode(Bool.self, column: "in_recovery") else { return nil }
         return StandbyReplay(
-            lastReplayedCommitAgeSeconds: try row.decode(Double?.self, at: 1),
-            unreplayedBytes: max(0, try row.decode(Int64.self, at: 2))
+            lastReplayedCommitAgeSeconds: try row.decode(Double?.self, column: "last_replayed_commit_age_seconds"),
+            unreplayedBytes: max(0, try row.decode(Int64.self, column: "unreplayed_bytes"))
         )
     }
 }

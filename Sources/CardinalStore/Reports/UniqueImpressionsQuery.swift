@@ -19,10 +19,10 @@ public struct UniqueImpressionsQuery {
         try connection.query(
             """
             select \(UniqueImpressionsRow.columns.resultList)
-            from cardinal.unique_impressions(app => $1, from_date => $2, to_date => $3, include_test => $4,
-                                             campaign => $5, by => $6)
-            """,
-            [scope.app, scope.from, scope.to, scope.includeTest, scope.campaign, breakdown?.rawValue]
+            from cardinal.unique_impressions(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
+                                             include_test => \(scope.includeTest), campaign => \(scope.campaign),
+                                             by => \(breakdown?.rawValue))
+            """
         ).map(UniqueImpressionsRow.columns.decodeResult)
     }
 }

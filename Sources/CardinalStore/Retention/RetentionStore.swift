@@ -17,8 +17,9 @@ public struct RetentionStore {
             "select relation, from_time, to_time, estimated_events from cardinal.expired_event_partitions()"
         ).map {
             ExpiredPartition(
-                relation: try $0.decode(String.self, at: 0), from: try $0.decode(Date.self, at: 1),
-                to: try $0.decode(Date.self, at: 2), estimatedEvents: try $0.decode(Int64.self, at: 3)
+                relation: try $0.decode(String.self, column: "relation"), from: try $0.decode(Date.self, column: "from_time"),
+                to: try $0.decode(Date.self, column: "to_time"),
+                estimatedEvents: try $0.decode(Int64.self, column: "estimated_events")
             )
         }
     }
@@ -26,19 +27,19 @@ public struct RetentionStore {
     /// Drops the expired partitions and rebuilds the report state of the apps that had events in them.
     /// - Returns: the partitions dropped; fewer than listed when one was busy (the database warns; run again).
     public func dropExpiredPartitions() throws -> [String] {
-        try connection.query("select * from cardinal.drop_expired_event_partitions()")
-            .map { try $0.decode(String.self, at: 0) }
+        try connection.query("select p.relation from cardinal.drop_expired_event_partitions() as p (relation)")
+            .map { try $0.decode(String.self, column: "relation") }
     }
 
     /// The rejected events ``deleteExpiredRejections(appID:)`` would delete now, per app.
     /// - Parameter appID: one app, or `nil` for every app.
     public func expiredRejections(appID: Int64? = nil) throws -> [ExpiredRejections] {
         try connection.query(
-            "select app_id, rejected_events, oldest, newest from cardinal.expired_rejected_events(null, $1)", [appID]
+            "select app_id, rejected_events, oldest, newest from cardinal.expired_rejected_events(null, \(appID))"
         ).map {
             ExpiredRejections(
-                appID: try $0.decode(Int64.self, at: 0), count: try $0.decode(Int64.self, at: 1),
-                oldest: try $0.decode(Date.self, at: 2), newest: try $0.decode(Date.self, at: 3)
+                appID: try $0.decode(Int64.self, column: "app_id"), count: try $0.decode(Int64.self, column: "rejected_events"),
+                oldest: try $0.decode(Date.self, column: "oldest"), newest: try $0.decode(Date.self, column: "newest")
             )
         }
     }
@@ -46,7 +47,7 @@ public struct RetentionStore {
     /// Deletes the expired rejected events of one app, or of every app.
     /// - Returns: how many were deleted.
     public func deleteExpiredRejections(appID: Int64? = nil) throws -> Int64 {
-        try connection.query("select cardinal.delete_expired_rejected_events(null, $1)", [appID])
-            .first?.decode(Int64.self, at: 0) ?? 0
+        try connection.query("select cardinal.delete_expired_rejected_events(null, \(appID)) as deleted")
+            .first?.decode(Int64.self, column: "deleted") ?? 0
     }
 }

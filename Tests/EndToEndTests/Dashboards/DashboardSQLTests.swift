@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 import Testing
 
 /// Every query of every PostgreSQL dashboard, as Grafana would send it, runs as a member of cardinal_reader
@@ -26,7 +26,7 @@ import Testing
                     options = variable.customOptions
                 } else {
                     let statement = try GrafanaSQLQuery.statement(variable.query, variables: selections, range: range)
-                    options = try reader.query(statement).map { try $0.decode(String.self, at: 0) }
+                    options = try reader.query(statement, []).map { try $0.decode(String.self, at: 0) }
                 }
                 let choice: GrafanaVariableSelection.Choice
                 if let value = picked[variable.name] {

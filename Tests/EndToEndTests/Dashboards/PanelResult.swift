@@ -1,4 +1,4 @@
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 
 /// What a panel's statement returned as the reader, with the type of each column (asked of PostgreSQL
 /// through a temporary view of the same statement, as the reader has no right to create one).
@@ -16,7 +16,7 @@ struct PanelResult {
 
     /// Runs `statement` on `reader` and describes its columns with `admin`.
     init(statement: String, reader: PostgresConnection, admin: PostgresConnection) throws {
-        rows = try reader.query(statement)
+        rows = try reader.query(statement, [])
         try admin.executeScript("create temporary view panel_columns as \(statement)")
         defer { _ = try? admin.executeScript("drop view panel_columns") }
         let types = try admin.query("""

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresClient
+@_spi(PositionalParameters) import PostgresClient
 
 /// Reads `cardinal.events` and `cardinal.rejected_events` the way an analyst would, with SQL.
 struct EventTables {
