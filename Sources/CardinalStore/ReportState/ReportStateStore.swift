@@ -30,24 +30,25 @@ public struct ReportStateStore {
     public func backlog() throws -> ReportStateBacklog {
         // A watermark of another cluster's ids makes the backlog look empty forever; this raises instead.
         try connection.execute("select cardinal.check_report_fold_watermark()")
+        let columns = ReportStateBacklog.sqlColumns
         guard let row = try connection.query(
             """
-            select backlog_events,
-                   extract(epoch from clock_timestamp() - oldest_received_at)::double precision as oldest_age_seconds,
-                   fold_events_per_second, capacity_events_per_second, arrival_events_per_second, drain_seconds
-            from cardinal.report_fold_rate()
+            select \(columns.selectList),
+                   extract(epoch from clock_timestamp() - \(identifier: columns["oldest_received_at"]))::double precision
+                       as oldest_age_seconds
+            from \(columns.objectName)()
             """
         ).first else {
             return ReportStateBacklog(events: 0, oldestAgeSeconds: nil)
         }
         return ReportStateBacklog(
-            events: try row.decode(Int64.self, column: "backlog_events"),
+            events: try row.decode(Int64.self, column: columns["backlog_events"]),
             oldestAgeSeconds: try row.decode(Double?.self, column: "oldest_age_seconds"),
             fold: ReportFoldRate(
-                eventsPerSecond: try row.decode(Double?.self, column: "fold_events_per_second"),
-                capacityEventsPerSecond: try row.decode(Double?.self, column: "capacity_events_per_second"),
-                arrivalEventsPerSecond: try row.decode(Double?.self, column: "arrival_events_per_second"),
-                drainSeconds: try row.decode(Double?.self, column: "drain_seconds")
+                eventsPerSecond: try row.decode(Double?.self, column: columns["fold_events_per_second"]),
+                capacityEventsPerSecond: try row.decode(Double?.self, column: columns["capacity_events_per_second"]),
+                arrivalEventsPerSecond: try row.decode(Double?.self, column: columns["arrival_events_per_second"]),
+                drainSeconds: try row.decode(Double?.self, column: columns["drain_seconds"])
             )
         )
     }
