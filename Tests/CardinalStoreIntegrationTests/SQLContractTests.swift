@@ -33,8 +33,9 @@ import TestSupport
         }
     }
 
-    /// The result columns PostgreSQL reports for the object: a function's OUT and TABLE parameters, or the
-    /// columns of the row type it returns; a relation's columns. Names and `format_type` types, in order.
+    /// The result columns PostgreSQL reports for the object: a function's OUT and TABLE parameters, the columns
+    /// of the row type it returns, or the one column named after it of a scalar result; a relation's columns.
+    /// Names and `format_type` types, in order.
     private static func columns(of declaration: SQLColumns, in connection: PostgresConnection) throws -> [SQLColumn] {
         let query: PostgresQuery = switch declaration.source {
         case .function:
@@ -51,6 +52,11 @@ import TestSupport
             join pg_attribute c on c.attrelid = t.typrelid
             where p.oid = \(declaration.object)::regproc and p.proallargtypes is null
               and c.attnum > 0 and not c.attisdropped
+            union all
+            select p.proname::text, format_type(p.prorettype, null), 1
+            from pg_proc p
+            join pg_type t on t.oid = p.prorettype
+            where p.oid = \(declaration.object)::regproc and p.proallargtypes is null and t.typrelid = 0
             order by 3
             """
         case .relation:

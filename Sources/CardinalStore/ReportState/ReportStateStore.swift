@@ -18,8 +18,10 @@ public struct ReportStateStore {
     /// - Throws: `PostgresError`; `.serializationFailure` when a rebuild raced the fold (nothing was folded:
     ///   call again).
     public func fold() throws -> Int64? {
-        try connection.transaction(isolation: .repeatableRead) { connection in
-            try connection.query("select cardinal.fold_report_state() as folded").first?.decode(Int64?.self, column: "folded")
+        let columns = Self.foldColumns
+        return try connection.transaction(isolation: .repeatableRead) { connection in
+            try connection.query("select \(columns.selectList) from \(columns.objectName)()").first?
+                .decode(Int64?.self, column: columns["fold_report_state"])
         }
     }
 
@@ -98,7 +100,8 @@ public struct ReportStateStore {
     /// again, in one transaction; the next folds rebuild it. Reports stay exact meanwhile.
     /// - Returns: how many events were queued.
     public func requeue(appID: Int64, campaign: String? = nil) throws -> Int64 {
-        try connection.query("select cardinal.requeue_report_state(\(appID), \(campaign)) as queued")
-            .first?.decode(Int64.self, column: "queued") ?? 0
+        let columns = Self.requeueColumns
+        return try connection.query("select \(columns.selectList) from \(columns.objectName)(\(appID), \(campaign))")
+            .first?.decode(Int64.self, column: columns["requeue_report_state"]) ?? 0
     }
 }

@@ -57,7 +57,7 @@ public struct ReportRunStore {
         let columns = UniqueImpressionsRow.columns
         return try connection.query(
             """
-            select \(columns.storedList) from cardinal.report_unique_impressions
+            select \(columns.storedList) from \(UniqueImpressionsRow.storedColumns.objectName)
             where run_id = \(runID) order by position
             """
         ).map(columns.decodeStored)
@@ -67,7 +67,10 @@ public struct ReportRunStore {
     public func anomalies(runID: Int64) throws -> [AnomalyFinding] {
         let columns = AnomalyFinding.columns
         return try connection.query(
-            "select \(columns.storedList) from cardinal.report_anomalies where run_id = \(runID) order by position"
+            """
+            select \(columns.storedList) from \(AnomalyFinding.storedColumns.objectName)
+            where run_id = \(runID) order by position
+            """
         ).map(columns.decodeStored)
     }
 

@@ -27,8 +27,9 @@ public struct RetentionStore {
     /// Drops the expired partitions and rebuilds the report state of the apps that had events in them.
     /// - Returns: the partitions dropped; fewer than listed when one was busy (the database warns; run again).
     public func dropExpiredPartitions() throws -> [String] {
-        try connection.query("select p.relation from cardinal.drop_expired_event_partitions() as p (relation)")
-            .map { try $0.decode(String.self, column: "relation") }
+        let columns = Self.droppedPartitionColumns
+        return try connection.query("select \(columns.selectList) from \(columns.objectName)()")
+            .map { try $0.decode(String.self, column: columns["drop_expired_event_partitions"]) }
     }
 
     /// The rejected events ``deleteExpiredRejections(appID:)`` would delete now, per app.
@@ -50,7 +51,8 @@ public struct RetentionStore {
     /// Deletes the expired rejected events of one app, or of every app.
     /// - Returns: how many were deleted.
     public func deleteExpiredRejections(appID: Int64? = nil) throws -> Int64 {
-        try connection.query("select cardinal.delete_expired_rejected_events(null, \(appID)) as deleted")
-            .first?.decode(Int64.self, column: "deleted") ?? 0
+        let columns = Self.deletedRejectionColumns
+        return try connection.query("select \(columns.selectList) from \(columns.objectName)(null, \(appID))")
+            .first?.decode(Int64.self, column: columns["delete_expired_rejected_events"]) ?? 0
     }
 }
