@@ -42,6 +42,15 @@ import Testing
         ])
     }
 
+    @Test("A declaration of the columns Swift reads from a table ignores the table's other columns")
+    func partialDeclaration() {
+        let keys = SQLColumns(.relation, "cardinal.ingest_keys", complete: false, [SQLColumn("key_id", "text")])
+        #expect(keys.mismatches(against: [SQLColumn("key_id", "text"), SQLColumn("key_hash", "bytea")]) == [])
+        #expect(keys.mismatches(against: [SQLColumn("key", "text"), SQLColumn("key_hash", "bytea")]) == [
+            "cardinal.ingest_keys: Swift declares \"key_id\", SQL has no such column"
+        ])
+    }
+
     @Test("A declaration names only the columns it declares")
     func selectList() {
         #expect(declared.selectList.sql == "\"app_name\", \"control\", \"users\"")

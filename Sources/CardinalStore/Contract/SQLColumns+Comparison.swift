@@ -1,10 +1,12 @@
 extension SQLColumns {
     /// What differs between the declared columns and `actual`, the columns PostgreSQL reports for ``object``:
-    /// one sentence a difference, naming the object and the column; empty when they agree.
+    /// one sentence a difference, naming the object and the column; empty when they agree. Columns Swift does not
+    /// declare are a difference only when the declaration is ``complete``.
     public func mismatches(against actual: [SQLColumn]) -> [String] {
         var found: [String] = []
         for column in actual {
             guard let declared = columns.first(where: { $0.name == column.name }) else {
+                guard complete else { continue }
                 found.append("\(object): column \"\(column.name)\" in SQL is not declared in Swift")
                 continue
             }
@@ -17,7 +19,7 @@ extension SQLColumns {
         for column in columns where !actual.contains(where: { $0.name == column.name }) {
             found.append("\(object): Swift declares \"\(column.name)\", SQL has no such column")
         }
-        if found.isEmpty && ordered && actual.map(\.name) != columns.map(\.name) {
+        if found.isEmpty && ordered && complete && actual.map(\.name) != columns.map(\.name) {
             found.append(
                 "\(object): columns are in the order \(actual.map(\.name).joined(separator: ", ")) in SQL, "
                     + "Swift declares \(columns.map(\.name).joined(separator: ", "))"

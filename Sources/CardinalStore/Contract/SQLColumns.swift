@@ -22,13 +22,19 @@ public struct SQLColumns: Sendable {
     public let columns: [SQLColumn]
     /// Whether Swift relies on the order of the columns as well as on their names and types.
     public let ordered: Bool
+    /// Whether the declaration names every column of the object; `false` for a table of which Swift reads some
+    /// columns (a key's hash is written and matched, never read back).
+    public let complete: Bool
 
     /// Declares the columns of the function or relation `object`.
-    public init(_ source: Source, _ object: String, ordered: Bool = false, _ columns: [SQLColumn]) {
+    public init(
+        _ source: Source, _ object: String, ordered: Bool = false, complete: Bool = true, _ columns: [SQLColumn]
+    ) {
         self.object = object
         self.source = source
         self.columns = columns
         self.ordered = ordered
+        self.complete = complete
     }
 
     /// The name of the declared column `name`, for decoding a row; a name that is not declared is a programmer
