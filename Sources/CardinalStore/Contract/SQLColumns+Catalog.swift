@@ -21,6 +21,7 @@ extension SQLColumns {
         IngestKey.sqlColumns,
         IngestRateLimits.sqlColumns,
         InstallationSettings.sqlColumns,
+        CampaignSettings.sqlColumns,
         ReportStateStore.foldColumns,
         ReportStateStore.requeueColumns,
         RetentionStore.droppedPartitionColumns,

@@ -53,4 +53,9 @@ public struct SQLColumns: Sendable {
     public var selectList: PostgresQuery {
         "\(identifiers: columns.map(\.name))"
     }
+
+    /// `"s"."app_id", "s"."campaign_id", …`: every declared column of the relation called `alias` in a join.
+    public func selectList(qualifiedBy alias: String) -> PostgresQuery {
+        columns.map { PostgresQuery.identifier([alias, $0.name]) }.joined(separator: ", ")
+    }
 }
