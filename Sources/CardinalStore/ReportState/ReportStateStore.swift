@@ -88,12 +88,14 @@ public struct ReportStateStore {
 
     /// The campaigns with events of an app, for rebuilding them one by one.
     public func campaigns(appID: Int64) throws -> [String] {
-        try connection.query(
+        let columns = Self.groupColumns
+        let campaign = columns["campaign_id"]
+        return try connection.query(
             """
-            select distinct campaign_id from cardinal.report_groups
-            where app_id = \(appID) and campaign_id is not null order by 1
+            select distinct \(identifier: campaign) from \(columns.objectName)
+            where \(identifier: columns["app_id"]) = \(appID) and \(identifier: campaign) is not null order by 1
             """
-        ).map { try $0.decode(String.self, column: "campaign_id") }
+        ).map { try $0.decode(String.self, column: campaign) }
     }
 
     /// Drops the state of an app (`campaign` nil: everything of it) or one campaign and queues its stored events
