@@ -8,7 +8,16 @@ public struct InstallationSettings: Sendable, Equatable {
 
     /// Reads the settings row.
     public static func load(from connection: PostgresConnection) throws -> InstallationSettings {
-        let rows = try connection.query("select retention_days from cardinal.settings")
-        return InstallationSettings(retentionDays: try rows.first?.decode(Int.self, column: "retention_days") ?? Limits.defaultRetentionDays)
+        let columns = sqlColumns
+        let rows = try connection.query("select \(columns.selectList) from \(columns.objectName)")
+        let retentionDays = try rows.first?.decode(Int.self, column: columns["retention_days"])
+        return InstallationSettings(retentionDays: retentionDays ?? Limits.defaultRetentionDays)
     }
+}
+
+extension InstallationSettings {
+    /// The columns of `cardinal.settings` that ``load(from:)`` selects and decodes.
+    public static let sqlColumns = SQLColumns(.relation, "cardinal.settings", complete: false, [
+        SQLColumn("retention_days", "integer"),
+    ])
 }

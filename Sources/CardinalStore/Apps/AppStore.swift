@@ -20,7 +20,7 @@ public struct AppStore {
             let rows = try connection.query(
                 """
                 insert into cardinal.apps (name, report_time_zone) values (\(name), \(reportTimeZone))
-                returning app_id, name, report_time_zone, created_at
+                returning \(App.sqlColumns.selectList)
                 """
             )
             return try Self.app(from: rows[0])
@@ -31,15 +31,18 @@ public struct AppStore {
 
     /// Every app, by name.
     public func list() throws -> [App] {
-        try connection.query("select app_id, name, report_time_zone, created_at from cardinal.apps order by name")
-            .map(Self.app(from:))
+        let columns = App.sqlColumns
+        return try connection.query(
+            "select \(columns.selectList) from \(columns.objectName) order by \(identifier: columns["name"])"
+        ).map(Self.app(from:))
     }
 
     /// The app called `name`.
     /// - Throws: `StoreError.appNotFound` when there is none.
     public func find(name: String) throws -> App {
+        let columns = App.sqlColumns
         let rows = try connection.query(
-            "select app_id, name, report_time_zone, created_at from cardinal.apps where name = \(name)"
+            "select \(columns.selectList) from \(columns.objectName) where \(identifier: columns["name"]) = \(name)"
         )
         guard let row = rows.first else {
             throw StoreError.appNotFound(name)
@@ -49,8 +52,9 @@ public struct AppStore {
 
     /// The rate limits set for `app` (none set: the daemon's defaults).
     public func rateLimits(of app: App) throws -> IngestRateLimits {
+        let columns = IngestRateLimits.sqlColumns
         let rows = try connection.query(
-            "select events_per_second, requests_per_second from cardinal.ingest_rate_limits where app_id = \(app.id)"
+            "select \(columns.selectList) from \(columns.objectName) where app_id = \(app.id)"
         )
         guard let row = rows.first else {
             return IngestRateLimits()
@@ -83,11 +87,12 @@ public struct AppStore {
     }
 
     private static func app(from row: PostgresRow) throws -> App {
-        App(
-            id: try row.decode(Int64.self, column: "app_id"),
-            name: try row.decode(String.self, column: "name"),
-            reportTimeZone: try row.decode(String.self, column: "report_time_zone"),
-            createdAt: try row.decode(Date.self, column: "created_at")
+        let columns = App.sqlColumns
+        return App(
+            id: try row.decode(Int64.self, column: columns["app_id"]),
+            name: try row.decode(String.self, column: columns["name"]),
+            reportTimeZone: try row.decode(String.self, column: columns["report_time_zone"]),
+            createdAt: try row.decode(Date.self, column: columns["created_at"])
         )
     }
 }

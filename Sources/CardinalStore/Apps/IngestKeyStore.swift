@@ -24,7 +24,7 @@ public struct IngestKeyStore {
             """
             insert into cardinal.ingest_keys (key_id, app_id, key_hash, description)
             values (\(keyID), \(app.id), \(Self.hash(of: token)), \(description))
-            returning key_id, app_id, description, created_at, revoked_at
+            returning \(IngestKey.sqlColumns.selectList)
             """
         )
         return (try Self.key(from: rows[0]), token)
@@ -34,8 +34,8 @@ public struct IngestKeyStore {
     public func list(for app: App) throws -> [IngestKey] {
         try connection.query(
             """
-            select key_id, app_id, description, created_at, revoked_at
-            from cardinal.ingest_keys where app_id = \(app.id) order by created_at desc, key_id
+            select \(IngestKey.sqlColumns.selectList)
+            from \(IngestKey.sqlColumns.objectName) where app_id = \(app.id) order by created_at desc, key_id
             """
         ).map(Self.key(from:))
     }
@@ -47,7 +47,7 @@ public struct IngestKeyStore {
         let rows = try connection.query(
             """
             update cardinal.ingest_keys set revoked_at = coalesce(revoked_at, now()) where key_id = \(keyID)
-            returning key_id, app_id, description, created_at, revoked_at
+            returning \(IngestKey.sqlColumns.selectList)
             """
         )
         guard let row = rows.first else {
@@ -64,11 +64,13 @@ public struct IngestKeyStore {
     /// The app a token belongs to with its rate limits, or `nil` when the token is unknown or revoked: what
     /// the daemon asks per key, in one index lookup.
     public func lookup(token: String) throws -> IngestKeyLookup? {
+        let limits = IngestRateLimits.sqlColumns
         let rows = try connection.query(
             """
-            select k.app_id, l.events_per_second, l.requests_per_second
+            select k.app_id, \(identifier: "l", limits["events_per_second"]),
+                   \(identifier: "l", limits["requests_per_second"])
             from cardinal.ingest_keys as k
-            left join cardinal.ingest_rate_limits as l on l.app_id = k.app_id
+            left join \(limits.objectName) as l on l.app_id = k.app_id
             where k.key_hash = \(Self.hash(of: token)) and k.revoked_at is null
             """
         )
@@ -86,12 +88,13 @@ public struct IngestKeyStore {
     }
 
     private static func key(from row: PostgresRow) throws -> IngestKey {
-        IngestKey(
-            id: try row.decode(String.self, column: "key_id"),
-            appID: try row.decode(Int64.self, column: "app_id"),
-            description: try row.decode(String?.self, column: "description"),
-            createdAt: try row.decode(Date.self, column: "created_at"),
-            revokedAt: try row.decode(Date?.self, column: "revoked_at")
+        let columns = IngestKey.sqlColumns
+        return IngestKey(
+            id: try row.decode(String.self, column: columns["key_id"]),
+            appID: try row.decode(Int64.self, column: columns["app_id"]),
+            description: try row.decode(String?.self, column: columns["description"]),
+            createdAt: try row.decode(Date.self, column: columns["created_at"]),
+            revokedAt: try row.decode(Date?.self, column: columns["revoked_at"])
         )
     }
 }

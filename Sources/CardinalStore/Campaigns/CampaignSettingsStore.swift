@@ -103,19 +103,20 @@ public struct CampaignSettingsStore {
     private static func read(
         on connection: PostgresConnection, app: String?, campaignID: String?
     ) throws -> [CampaignSettings] {
-        try connection.query(
+        let columns = CampaignSettings.sqlColumns
+        return try connection.query(
             """
-            select a.name as app_name, s.campaign_id, s.conversion_event,
-                   extract(epoch from s.conversion_window)::bigint as conversion_window_seconds,
-                   s.expected_split, s.report_time_zone, s.updated_at,
-                   extract(epoch from coalesce(s.influenced_open_window, interval '12 hours'))::bigint
-                       as influenced_open_window_seconds,
+            select \(identifier: "a", App.sqlColumns["name"]) as app_name, \(columns.selectList(qualifiedBy: "s")),
+                   extract(epoch from \(identifier: "s", columns["conversion_window"]))::bigint
+                       as conversion_window_seconds,
+                   extract(epoch from coalesce(\(identifier: "s", columns["influenced_open_window"]),
+                                               interval '12 hours'))::bigint as influenced_open_window_seconds,
                    coalesce((select jsonb_agg(c.conversion_event order by c.ordinal)
                              from cardinal.campaign_conversion_events as c
                              where c.app_id = s.app_id and c.campaign_id = s.campaign_id), '[]')::text
                        as further_conversion_events
-            from cardinal.campaign_settings as s
-            join cardinal.apps as a on a.app_id = s.app_id
+            from \(columns.objectName) as s
+            join \(App.sqlColumns.objectName) as a on a.app_id = s.app_id
             where (\(app)::text is null or a.name = \(app))
               and (\(campaignID)::text is null or s.campaign_id = \(campaignID))
             order by a.name, s.campaign_id
@@ -147,6 +148,7 @@ public struct CampaignSettingsStore {
 
     /// Decodes the app's name and the setting columns, by name.
     private static func settings(from row: PostgresRow) throws -> CampaignSettings {
+        let columns = CampaignSettings.sqlColumns
         let seconds = try row.decode(Int.self, column: "conversion_window_seconds")
         guard let window = ConversionWindow(seconds: seconds) else {
             throw ReportDecodingError(
@@ -162,14 +164,14 @@ public struct CampaignSettingsStore {
         }
         return CampaignSettings(
             app: try row.decode(String.self, column: "app_name"),
-            campaignID: try row.decode(String.self, column: "campaign_id"),
-            conversionEvent: try row.decode(String?.self, column: "conversion_event"),
+            campaignID: try row.decode(String.self, column: columns["campaign_id"]),
+            conversionEvent: try row.decode(String?.self, column: columns["conversion_event"]),
             conversionWindow: window,
-            expectedSplit: try row.decode(String?.self, column: "expected_split").map { text in
+            expectedSplit: try row.decode(String?.self, column: columns["expected_split"]).map { text in
                 try ExpectedSplit(jsonText: text)
             },
-            reportTimeZone: try row.decode(String?.self, column: "report_time_zone"),
-            updatedAt: try row.decode(Date.self, column: "updated_at"),
+            reportTimeZone: try row.decode(String?.self, column: columns["report_time_zone"]),
+            updatedAt: try row.decode(Date.self, column: columns["updated_at"]),
             influencedOpenWindow: influencedOpenWindow
         )
     }

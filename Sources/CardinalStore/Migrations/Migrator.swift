@@ -93,10 +93,15 @@ public struct Migrator {
 
     /// When the code files were last applied, and whether they changed since; needs the bookkeeping tables.
     private func lastCodeRun() throws -> (applied: Date?, changed: Bool) {
+        let columns = Self.codeColumns
         let rows = try connection.query(
-            "select applied_at, checksum from cardinal.schema_code order by applied_at desc limit 1")
-        let appliedAt = try rows.first.map { try $0.decode(Date.self, column: "applied_at") }
-        let checksum = try rows.first.map { try $0.decode(String.self, column: "checksum") }
+            """
+            select \(columns.selectList) from \(columns.objectName)
+            order by \(identifier: columns["applied_at"]) desc limit 1
+            """
+        )
+        let appliedAt = try rows.first.map { try $0.decode(Date.self, column: columns["applied_at"]) }
+        let checksum = try rows.first.map { try $0.decode(String.self, column: columns["checksum"]) }
         return (appliedAt, try checksum != codeChecksum())
     }
 
@@ -157,13 +162,14 @@ public struct Migrator {
     }
 
     private func appliedMigrations() throws -> [Int: AppliedMigration] {
-        let rows = try connection.query("select version, name, checksum, applied_at from cardinal.schema_migrations")
+        let columns = Self.migrationColumns
+        let rows = try connection.query("select \(columns.selectList) from \(columns.objectName)")
         var applied: [Int: AppliedMigration] = [:]
         for row in rows {
-            applied[try row.decode(Int.self, column: "version")] = AppliedMigration(
-                name: try row.decode(String.self, column: "name"),
-                checksum: try row.decode(String.self, column: "checksum"),
-                appliedAt: try row.decode(Date.self, column: "applied_at")
+            applied[try row.decode(Int.self, column: columns["version"])] = AppliedMigration(
+                name: try row.decode(String.self, column: columns["name"]),
+                checksum: try row.decode(String.self, column: columns["checksum"]),
+                appliedAt: try row.decode(Date.self, column: columns["applied_at"])
             )
         }
         return applied

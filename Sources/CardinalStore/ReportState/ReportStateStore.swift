@@ -18,8 +18,10 @@ public struct ReportStateStore {
     /// - Throws: `PostgresError`; `.serializationFailure` when a rebuild raced the fold (nothing was folded:
     ///   call again).
     public func fold() throws -> Int64? {
-        try connection.transaction(isolation: .repeatableRead) { connection in
-            try connection.query("select cardinal.fold_report_state() as folded").first?.decode(Int64?.self, column: "folded")
+        let columns = Self.foldColumns
+        return try connection.transaction(isolation: .repeatableRead) { connection in
+            try connection.query("select \(columns.selectList) from \(columns.objectName)()").first?
+                .decode(Int64?.self, column: columns["fold_report_state"])
         }
     }
 
@@ -30,24 +32,25 @@ public struct ReportStateStore {
     public func backlog() throws -> ReportStateBacklog {
         // A watermark of another cluster's ids makes the backlog look empty forever; this raises instead.
         try connection.execute("select cardinal.check_report_fold_watermark()")
+        let columns = ReportStateBacklog.sqlColumns
         guard let row = try connection.query(
             """
-            select backlog_events,
-                   extract(epoch from clock_timestamp() - oldest_received_at)::double precision as oldest_age_seconds,
-                   fold_events_per_second, capacity_events_per_second, arrival_events_per_second, drain_seconds
-            from cardinal.report_fold_rate()
+            select \(columns.selectList),
+                   extract(epoch from clock_timestamp() - \(identifier: columns["oldest_received_at"]))::double precision
+                       as oldest_age_seconds
+            from \(columns.objectName)()
             """
         ).first else {
             return ReportStateBacklog(events: 0, oldestAgeSeconds: nil)
         }
         return ReportStateBacklog(
-            events: try row.decode(Int64.self, column: "backlog_events"),
+            events: try row.decode(Int64.self, column: columns["backlog_events"]),
             oldestAgeSeconds: try row.decode(Double?.self, column: "oldest_age_seconds"),
             fold: ReportFoldRate(
-                eventsPerSecond: try row.decode(Double?.self, column: "fold_events_per_second"),
-                capacityEventsPerSecond: try row.decode(Double?.self, column: "capacity_events_per_second"),
-                arrivalEventsPerSecond: try row.decode(Double?.self, column: "arrival_events_per_second"),
-                drainSeconds: try row.decode(Double?.self, column: "drain_seconds")
+                eventsPerSecond: try row.decode(Double?.self, column: columns["fold_events_per_second"]),
+                capacityEventsPerSecond: try row.decode(Double?.self, column: columns["capacity_events_per_second"]),
+                arrivalEventsPerSecond: try row.decode(Double?.self, column: columns["arrival_events_per_second"]),
+                drainSeconds: try row.decode(Double?.self, column: columns["drain_seconds"])
             )
         )
     }
@@ -85,19 +88,22 @@ public struct ReportStateStore {
 
     /// The campaigns with events of an app, for rebuilding them one by one.
     public func campaigns(appID: Int64) throws -> [String] {
-        try connection.query(
+        let columns = Self.groupColumns
+        let campaign = columns["campaign_id"]
+        return try connection.query(
             """
-            select distinct campaign_id from cardinal.report_groups
-            where app_id = \(appID) and campaign_id is not null order by 1
+            select distinct \(identifier: campaign) from \(columns.objectName)
+            where \(identifier: columns["app_id"]) = \(appID) and \(identifier: campaign) is not null order by 1
             """
-        ).map { try $0.decode(String.self, column: "campaign_id") }
+        ).map { try $0.decode(String.self, column: campaign) }
     }
 
     /// Drops the state of an app (`campaign` nil: everything of it) or one campaign and queues its stored events
     /// again, in one transaction; the next folds rebuild it. Reports stay exact meanwhile.
     /// - Returns: how many events were queued.
     public func requeue(appID: Int64, campaign: String? = nil) throws -> Int64 {
-        try connection.query("select cardinal.requeue_report_state(\(appID), \(campaign)) as queued")
-            .first?.decode(Int64.self, column: "queued") ?? 0
+        let columns = Self.requeueColumns
+        return try connection.query("select \(columns.selectList) from \(columns.objectName)(\(appID), \(campaign))")
+            .first?.decode(Int64.self, column: columns["requeue_report_state"]) ?? 0
     }
 }

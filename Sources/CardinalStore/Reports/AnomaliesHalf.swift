@@ -1,5 +1,3 @@
-import PostgresClient
-
 /// The two halves of `cardinal.anomalies` (`SQL/code/100_anomalies.sql`): they read
 /// different report state, so two connections can compute them at once, on one snapshot (``ReportSnapshot``):
 /// `control_impressions_missing` is judged in both, for a group and for a whole campaign.
@@ -13,10 +11,11 @@ public enum AnomaliesHalf: Sendable {
     case logging
 
     /// The SQL function that computes this half.
-    var function: PostgresQuery {
+    /// The half's function, whose result has the columns of ``AnomalyFinding/columns``.
+    public var resultColumns: SQLColumns {
         switch self {
-        case .exposure: "cardinal.exposure_anomalies"
-        case .logging: "cardinal.logging_anomalies"
+        case .exposure: AnomalyFinding.columns.result(of: "cardinal.exposure_anomalies")
+        case .logging: AnomalyFinding.columns.result(of: "cardinal.logging_anomalies")
         }
     }
 }

@@ -15,20 +15,20 @@ public struct AnomaliesQuery {
     /// - Throws: `PostgresError`; ``ReportDecodingError`` when a kind, severity or evidence is not one this
     ///   version knows (a database migrated past it).
     public func run(_ scope: ReportScope) throws -> [AnomalyFinding] {
-        try findings(of: "cardinal.anomalies", scope)
+        try findings(of: AnomalyFinding.resultColumns, scope)
     }
 
     /// The findings of one half of `cardinal.anomalies`, in no particular order.
     /// - Throws: as ``run(_:)``.
     public func run(_ scope: ReportScope, half: AnomaliesHalf) throws -> [AnomalyFinding] {
-        try findings(of: half.function, scope)
+        try findings(of: half.resultColumns, scope)
     }
 
-    private func findings(of function: PostgresQuery, _ scope: ReportScope) throws -> [AnomalyFinding] {
+    private func findings(of function: SQLColumns, _ scope: ReportScope) throws -> [AnomalyFinding] {
         try connection.query(
             """
             select \(AnomalyFinding.columns.resultList)
-            from \(function)(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
+            from \(function.objectName)(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
                              include_test => \(scope.includeTest), campaign => \(scope.campaign),
                              canvas => \(scope.canvas))
             """

@@ -26,4 +26,10 @@ extension AnomalyFinding {
         kind: .controlInteraction, severity: .info, app: "", campaignID: nil, evidence: AnomalyEvidence([]),
         likelyCause: ""
     ))
+
+    /// `cardinal.anomalies`, whose result ``AnomaliesQuery`` reads through ``columns``.
+    public static let resultColumns = columns.result(of: "cardinal.anomalies")
+
+    /// `cardinal.report_anomalies`, the stored run's table, which ``ReportRunStore`` writes and reads.
+    public static let storedColumns = columns.storedTable("cardinal.report_anomalies")
 }

@@ -14,18 +14,19 @@ public struct CampaignConversionsQuery {
     /// - Throws: `PostgresError`, e.g. SQLSTATE 22023 when `scope.from` is after `scope.to`;
     ///   ``ReportDecodingError`` for a window or revenue the function should never return.
     public func run(_ scope: ReportScope) throws -> [CampaignConversionRow] {
-        try connection.query(
+        let columns = CampaignConversionRow.sqlColumns
+        return try connection.query(
             """
-            select app_name, campaign_id, variant_id, ordinal, conversion_event,
-                   extract(epoch from window_length)::bigint as window_seconds, unique_recipients, converters,
-                   conversion_rate, revenue::text as revenue, revenue_per_recipient::text as revenue_per_recipient
-            from cardinal.campaign_conversions(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
+            select \(columns.selectList),
+                   extract(epoch from \(identifier: columns["window_length"]))::bigint as window_seconds
+            from \(columns.objectName)(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
                                                campaign => \(scope.campaign), include_test => \(scope.includeTest))
             """
         ).map(Self.row)
     }
 
     private static func row(_ result: PostgresRow) throws -> CampaignConversionRow {
+        let columns = CampaignConversionRow.sqlColumns
         let seconds = try result.decode(Int.self, column: "window_seconds")
         guard let window = ConversionWindow(seconds: seconds) else {
             throw ReportDecodingError(
@@ -33,24 +34,23 @@ public struct CampaignConversionsQuery {
             )
         }
         return CampaignConversionRow(
-            app: try result.decode(String.self, column: "app_name"),
-            campaignID: try result.decode(String.self, column: "campaign_id"),
-            variantID: try result.decode(String?.self, column: "variant_id"),
-            ordinal: Int(try result.decode(Int16.self, column: "ordinal")),
-            conversionEvent: try result.decode(String.self, column: "conversion_event"),
+            app: try result.decode(String.self, column: columns["app_name"]),
+            campaignID: try result.decode(String.self, column: columns["campaign_id"]),
+            variantID: try result.decode(String?.self, column: columns["variant_id"]),
+            ordinal: Int(try result.decode(Int16.self, column: columns["ordinal"])),
+            conversionEvent: try result.decode(String.self, column: columns["conversion_event"]),
             window: window,
-            uniqueRecipients: try result.decode(Int64.self, column: "unique_recipients"),
-            converters: try result.decode(Int64.self, column: "converters"),
-            conversionRate: try result.decode(Double?.self, column: "conversion_rate"),
-            revenue: try amounts(try result.decode(String.self, column: "revenue"), column: "revenue"),
-            revenuePerRecipient: try amounts(
-                try result.decode(String.self, column: "revenue_per_recipient"), column: "revenue_per_recipient"
-            )
+            uniqueRecipients: try result.decode(Int64.self, column: columns["unique_recipients"]),
+            converters: try result.decode(Int64.self, column: columns["converters"]),
+            conversionRate: try result.decode(Double?.self, column: columns["conversion_rate"]),
+            revenue: try amounts(result, column: columns["revenue"]),
+            revenuePerRecipient: try amounts(result, column: columns["revenue_per_recipient"])
         )
     }
 
     /// `{"EUR": 9.5, "USD": 10}` as amounts in the object's order (jsonb sorts its keys).
-    private static func amounts(_ text: String, column: String) throws -> [CurrencyAmount] {
+    private static func amounts(_ result: PostgresRow, column: String) throws -> [CurrencyAmount] {
+        let text = try result.decode(String.self, column: column)
         guard case .object(let object) = try? JSONValue.parse(text) else {
             throw ReportDecodingError(what: column, value: text, expected: "a JSON object of currency to amount")
         }

@@ -17,11 +17,11 @@ public struct ControlArmConversionsQuery {
     ///   - asOf: Users whose exposure plus window is later are immature and not counted.
     ///   - window: The conversion window for every campaign, instead of each one's setting.
     public func run(_ scope: ReportScope, asOf: Date, window: ConversionWindow? = nil) throws -> [ControlArmConversionRow] {
-        try connection.query(
+        let columns = ControlArmConversionRow.sqlColumns
+        return try connection.query(
             """
-            select app_name, coalesce(campaign_id, canvas_id) as campaign_id, ordinal, conversion_event, variant_id,
-                   control, users, converters
-            from cardinal.control_arm_conversions(app => \(scope.app), campaign => \(scope.campaign),
+            select \(columns.selectList)
+            from \(columns.objectName)(app => \(scope.app), campaign => \(scope.campaign),
                                                   from_date => \(scope.from), to_date => \(scope.to), as_of => \(asOf),
                                                   include_test => \(scope.includeTest),
                                                   conversion_window => \(window)::interval, canvas => \(scope.canvas),
@@ -29,14 +29,14 @@ public struct ControlArmConversionsQuery {
             """
         ).map { row in
             ControlArmConversionRow(
-                app: try row.decode(String.self, column: "app_name"),
-                campaignID: try row.decode(String.self, column: "campaign_id"),
-                ordinal: Int(try row.decode(Int16.self, column: "ordinal")),
-                conversionEvent: try row.decode(String.self, column: "conversion_event"),
-                variantID: try row.decode(String?.self, column: "variant_id"),
-                control: try row.decode(Bool.self, column: "control"),
-                users: try row.decode(Int.self, column: "users"),
-                converters: try row.decode(Int.self, column: "converters")
+                app: try row.decode(String.self, column: columns["app_name"]),
+                campaignID: try row.campaignOrCanvas(columns),
+                ordinal: Int(try row.decode(Int16.self, column: columns["ordinal"])),
+                conversionEvent: try row.decode(String.self, column: columns["conversion_event"]),
+                variantID: try row.decode(String?.self, column: columns["variant_id"]),
+                control: try row.decode(Bool.self, column: columns["control"]),
+                users: try row.decode(Int.self, column: columns["users"]),
+                converters: try row.decode(Int.self, column: columns["converters"])
             )
         }
     }

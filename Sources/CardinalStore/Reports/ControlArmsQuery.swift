@@ -20,12 +20,12 @@ public struct ControlArmsQuery {
     public func run(
         _ scope: ReportScope, asOf: Date, conversion: String? = nil, window: ConversionWindow? = nil
     ) throws -> [ControlArmRow] {
-        try connection.query(
+        let columns = ControlArmRow.sqlColumns
+        return try connection.query(
             """
-            select app_name, coalesce(campaign_id, canvas_id) as campaign_id, conversion_event,
-                   extract(epoch from window_length)::bigint as window_seconds, variant_id, control, users, converters,
-                   exposed_users, users_in_several_arms, canvas_id is not null as is_canvas
-            from cardinal.control_arms(app => \(scope.app), campaign => \(scope.campaign), from_date => \(scope.from),
+            select \(columns.selectList),
+                   extract(epoch from \(identifier: columns["window_length"]))::bigint as window_seconds
+            from \(columns.objectName)(app => \(scope.app), campaign => \(scope.campaign), from_date => \(scope.from),
                                        to_date => \(scope.to), as_of => \(asOf), conversion => \(conversion),
                                        conversion_window => \(window)::interval, include_test => \(scope.includeTest),
                                        canvas => \(scope.canvas))
@@ -38,17 +38,17 @@ public struct ControlArmsQuery {
                 )
             }
             return ControlArmRow(
-                app: try row.decode(String.self, column: "app_name"),
-                campaignID: try row.decode(String.self, column: "campaign_id"),
-                conversionEvent: try row.decode(String?.self, column: "conversion_event"),
+                app: try row.decode(String.self, column: columns["app_name"]),
+                campaignID: try row.campaignOrCanvas(columns),
+                conversionEvent: try row.decode(String?.self, column: columns["conversion_event"]),
                 window: decodedWindow,
-                variantID: try row.decode(String?.self, column: "variant_id"),
-                control: try row.decode(Bool.self, column: "control"),
-                users: try row.decode(Int.self, column: "users"),
-                converters: try row.decode(Int?.self, column: "converters"),
-                exposedUsers: try row.decode(Int.self, column: "exposed_users"),
-                usersInSeveralArms: try row.decode(Int.self, column: "users_in_several_arms"),
-                isCanvas: try row.decode(Bool.self, column: "is_canvas")
+                variantID: try row.decode(String?.self, column: columns["variant_id"]),
+                control: try row.decode(Bool.self, column: columns["control"]),
+                users: try row.decode(Int.self, column: columns["users"]),
+                converters: try row.decode(Int?.self, column: columns["converters"]),
+                exposedUsers: try row.decode(Int.self, column: columns["exposed_users"]),
+                usersInSeveralArms: try row.decode(Int.self, column: columns["users_in_several_arms"]),
+                isCanvas: try row.decode(String?.self, column: columns["canvas_id"]) != nil
             )
         }
     }

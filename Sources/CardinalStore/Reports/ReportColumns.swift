@@ -19,6 +19,22 @@ public struct ReportColumns<Row: Sendable>: Sendable {
         all.filter { $0.storedName != nil }
     }
 
+    /// The declaration of the SQL function `function`'s result for the contract test: every column's result name
+    /// and type, in order.
+    public func result(of function: String) -> SQLColumns {
+        SQLColumns(.function, function, ordered: true, all.map { SQLColumn($0.resultName, $0.sqlType.sql) })
+    }
+
+    /// The declaration of the stored-run table `table` for the contract test: `run_id`, `position`, then the
+    /// stored columns, in order.
+    public func storedTable(_ table: String) -> SQLColumns {
+        SQLColumns(
+            .relation, table, ordered: true,
+            [SQLColumn("run_id", "bigint"), SQLColumn("position", "integer")]
+                + stored.map { SQLColumn($0.storedName ?? $0.resultName, $0.sqlType.sql) }
+        )
+    }
+
     /// `"app_name", "campaign_id", …`: the select list over the SQL function's result.
     var resultList: PostgresQuery {
         "\(identifiers: all.map(\.resultName))"

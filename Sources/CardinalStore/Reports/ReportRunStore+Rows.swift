@@ -8,11 +8,11 @@ import PostgresClient
 /// from their column lists (``UniqueImpressionsRow/columns``, ``AnomalyFinding/columns``).
 extension ReportRunStore {
     static func insert(runID: Int64, _ rows: [UniqueImpressionsRow]) -> PostgresQuery {
-        UniqueImpressionsRow.columns.insertStatement(into: "cardinal.report_unique_impressions", runID: runID, rows: rows)
+        UniqueImpressionsRow.columns.insertStatement(into: UniqueImpressionsRow.storedColumns.objectName, runID: runID, rows: rows)
     }
 
     static func insert(runID: Int64, _ findings: [AnomalyFinding]) -> PostgresQuery {
-        AnomalyFinding.columns.insertStatement(into: "cardinal.report_anomalies", runID: runID, rows: findings)
+        AnomalyFinding.columns.insertStatement(into: AnomalyFinding.storedColumns.objectName, runID: runID, rows: findings)
     }
 
     static func insert(runID: Int64, _ records: [ControlReportRecord]) -> PostgresQuery {

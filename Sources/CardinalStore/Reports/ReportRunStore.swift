@@ -57,7 +57,7 @@ public struct ReportRunStore {
         let columns = UniqueImpressionsRow.columns
         return try connection.query(
             """
-            select \(columns.storedList) from cardinal.report_unique_impressions
+            select \(columns.storedList) from \(UniqueImpressionsRow.storedColumns.objectName)
             where run_id = \(runID) order by position
             """
         ).map(columns.decodeStored)
@@ -67,7 +67,10 @@ public struct ReportRunStore {
     public func anomalies(runID: Int64) throws -> [AnomalyFinding] {
         let columns = AnomalyFinding.columns
         return try connection.query(
-            "select \(columns.storedList) from cardinal.report_anomalies where run_id = \(runID) order by position"
+            """
+            select \(columns.storedList) from \(AnomalyFinding.storedColumns.objectName)
+            where run_id = \(runID) order by position
+            """
         ).map(columns.decodeStored)
     }
 
@@ -83,24 +86,22 @@ public struct ReportRunStore {
 
     /// The run with id `runID`, or `nil` when there is none.
     public func run(id runID: Int64) throws -> ReportRun? {
-        try connection.query(
-            """
-            select run_id, started_at, finished_at, parameters, status, anomaly_count, error
-            from cardinal.report_runs where run_id = \(runID)
-            """
+        let columns = ReportRun.sqlColumns
+        return try connection.query(
+            "select \(columns.selectList) from \(columns.objectName) where \(identifier: columns["run_id"]) = \(runID)"
         ).first.map { row in
-            let statusText = try row.decode(String.self, column: "status")
+            let statusText = try row.decode(String.self, column: columns["status"])
             guard let status = ReportRun.Status(rawValue: statusText) else {
                 throw ReportDecodingError(what: "report run status", value: statusText, expected: "running, succeeded or failed")
             }
             return ReportRun(
-                id: try row.decode(Int64.self, column: "run_id"),
-                startedAt: try row.decode(Date.self, column: "started_at"),
-                finishedAt: try row.decode(Date?.self, column: "finished_at"),
-                parametersJSON: try row.decode(String.self, column: "parameters"),
+                id: try row.decode(Int64.self, column: columns["run_id"]),
+                startedAt: try row.decode(Date.self, column: columns["started_at"]),
+                finishedAt: try row.decode(Date?.self, column: columns["finished_at"]),
+                parametersJSON: try row.decode(String.self, column: columns["parameters"]),
                 status: status,
-                anomalyCount: try row.decode(Int?.self, column: "anomaly_count"),
-                error: try row.decode(String?.self, column: "error")
+                anomalyCount: try row.decode(Int?.self, column: columns["anomaly_count"]),
+                error: try row.decode(String?.self, column: columns["error"])
             )
         }
     }

@@ -12,19 +12,20 @@ public struct SendArmsQuery {
     /// The users sent to per arm of every campaign in scope with a send in the range, control first.
     /// - Throws: `PostgresError`, e.g. SQLSTATE 22023 when `scope.from` is after `scope.to`.
     public func run(_ scope: ReportScope) throws -> [SendArmRow] {
-        try connection.query(
+        let columns = SendArmRow.sqlColumns
+        return try connection.query(
             """
-            select app_name, campaign_id, variant_id, control, users
-            from cardinal.send_arms(app => \(scope.app), campaign => \(scope.campaign), from_date => \(scope.from),
-                                    to_date => \(scope.to), include_test => \(scope.includeTest))
+            select \(columns.selectList)
+            from \(columns.objectName)(app => \(scope.app), campaign => \(scope.campaign), from_date => \(scope.from),
+                                  to_date => \(scope.to), include_test => \(scope.includeTest))
             """
         ).map { row in
             SendArmRow(
-                app: try row.decode(String.self, column: "app_name"),
-                campaignID: try row.decode(String.self, column: "campaign_id"),
-                variantID: try row.decode(String?.self, column: "variant_id"),
-                control: try row.decode(Bool.self, column: "control"),
-                users: try row.decode(Int.self, column: "users")
+                app: try row.decode(String.self, column: columns["app_name"]),
+                campaignID: try row.decode(String.self, column: columns["campaign_id"]),
+                variantID: try row.decode(String?.self, column: columns["variant_id"]),
+                control: try row.decode(Bool.self, column: columns["control"]),
+                users: try row.decode(Int.self, column: columns["users"])
             )
         }
     }

@@ -34,4 +34,10 @@ extension UniqueImpressionsRow {
         uniqueDailyImpressions: 0, uniqueRecipients: 0, clicks: 0, uniqueClicks: 0, dismissals: 0,
         uniqueDismissals: 0, clickRate: nil, uniqueClickRate: nil, dismissalRate: nil, uniqueDismissalRate: nil
     ))
+
+    /// `cardinal.unique_impressions`, whose result ``UniqueImpressionsQuery`` reads through ``columns``.
+    public static let resultColumns = columns.result(of: "cardinal.unique_impressions")
+
+    /// `cardinal.report_unique_impressions`, the stored run's table, which ``ReportRunStore`` writes and reads.
+    public static let storedColumns = columns.storedTable("cardinal.report_unique_impressions")
 }

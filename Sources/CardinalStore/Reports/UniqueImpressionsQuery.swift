@@ -19,7 +19,7 @@ public struct UniqueImpressionsQuery {
         try connection.query(
             """
             select \(UniqueImpressionsRow.columns.resultList)
-            from cardinal.unique_impressions(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
+            from \(UniqueImpressionsRow.resultColumns.objectName)(app => \(scope.app), from_date => \(scope.from), to_date => \(scope.to),
                                              include_test => \(scope.includeTest), campaign => \(scope.campaign),
                                              by => \(breakdown?.rawValue))
             """

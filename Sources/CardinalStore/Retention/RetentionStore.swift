@@ -13,13 +13,13 @@ public struct RetentionStore {
 
     /// The partitions ``dropExpiredPartitions()`` would drop now, oldest first.
     public func expiredPartitions() throws -> [ExpiredPartition] {
-        try connection.query(
-            "select relation, from_time, to_time, estimated_events from cardinal.expired_event_partitions()"
-        ).map {
+        let columns = ExpiredPartition.sqlColumns
+        return try connection.query("select \(columns.selectList) from \(columns.objectName)()").map {
             ExpiredPartition(
-                relation: try $0.decode(String.self, column: "relation"), from: try $0.decode(Date.self, column: "from_time"),
-                to: try $0.decode(Date.self, column: "to_time"),
-                estimatedEvents: try $0.decode(Int64.self, column: "estimated_events")
+                relation: try $0.decode(String.self, column: columns["relation"]),
+                from: try $0.decode(Date.self, column: columns["from_time"]),
+                to: try $0.decode(Date.self, column: columns["to_time"]),
+                estimatedEvents: try $0.decode(Int64.self, column: columns["estimated_events"])
             )
         }
     }
@@ -27,19 +27,23 @@ public struct RetentionStore {
     /// Drops the expired partitions and rebuilds the report state of the apps that had events in them.
     /// - Returns: the partitions dropped; fewer than listed when one was busy (the database warns; run again).
     public func dropExpiredPartitions() throws -> [String] {
-        try connection.query("select p.relation from cardinal.drop_expired_event_partitions() as p (relation)")
-            .map { try $0.decode(String.self, column: "relation") }
+        let columns = Self.droppedPartitionColumns
+        return try connection.query("select \(columns.selectList) from \(columns.objectName)()")
+            .map { try $0.decode(String.self, column: columns["drop_expired_event_partitions"]) }
     }
 
     /// The rejected events ``deleteExpiredRejections(appID:)`` would delete now, per app.
     /// - Parameter appID: one app, or `nil` for every app.
     public func expiredRejections(appID: Int64? = nil) throws -> [ExpiredRejections] {
-        try connection.query(
-            "select app_id, rejected_events, oldest, newest from cardinal.expired_rejected_events(null, \(appID))"
+        let columns = ExpiredRejections.sqlColumns
+        return try connection.query(
+            "select \(columns.selectList) from \(columns.objectName)(null, \(appID))"
         ).map {
             ExpiredRejections(
-                appID: try $0.decode(Int64.self, column: "app_id"), count: try $0.decode(Int64.self, column: "rejected_events"),
-                oldest: try $0.decode(Date.self, column: "oldest"), newest: try $0.decode(Date.self, column: "newest")
+                appID: try $0.decode(Int64.self, column: columns["app_id"]),
+                count: try $0.decode(Int64.self, column: columns["rejected_events"]),
+                oldest: try $0.decode(Date.self, column: columns["oldest"]),
+                newest: try $0.decode(Date.self, column: columns["newest"])
             )
         }
     }
@@ -47,7 +51,8 @@ public struct RetentionStore {
     /// Deletes the expired rejected events of one app, or of every app.
     /// - Returns: how many were deleted.
     public func deleteExpiredRejections(appID: Int64? = nil) throws -> Int64 {
-        try connection.query("select cardinal.delete_expired_rejected_events(null, \(appID)) as deleted")
-            .first?.decode(Int64.self, column: "deleted") ?? 0
+        let columns = Self.deletedRejectionColumns
+        return try connection.query("select \(columns.selectList) from \(columns.objectName)(null, \(appID))")
+            .first?.decode(Int64.self, column: columns["delete_expired_rejected_events"]) ?? 0
     }
 }
