@@ -1058,11 +1058,27 @@ comment on column cardinal.report_pending_control_exposures.further_converted_at
 
 -- As report_pending_control_exposures: the folded receipt rows the pending events touch, merged with them into
 -- whole rows, each with its goals' first conversions and the revenue within the window (window_revenue). The
--- pending events come from report_unfolded_events_full() for their values.
-create or replace view cardinal.report_pending_campaign_receipts as
+-- pending events come from report_unfolded_events_full() for their values. A function of the campaign, so that
+-- a report of one campaign merges that campaign's rows only: with 88,000 events pending on 1.17 M folded, the
+-- conversions of one campaign took 1.3 s merging every campaign's. Inlined into its callers (a single SELECT,
+-- no SET clause), so that NULL, every campaign, costs no more than the view it was.
+create or replace function cardinal.pending_campaign_receipts(campaign text)
+    returns table (
+        app_id            bigint,
+        campaign_id       text,
+        variant_key       text,
+        user_key          text,
+        first_received_at timestamptz,
+        received_days     date[],
+        converted_at      timestamptz[],
+        window_revenue    jsonb
+    )
+    language sql
+    stable
+as $function$
 with pending as materialized (
     -- The pending receipts (an impression of a content card or in-app message, a send of any other channel)
-    -- and conversions, not test nor control, with their report day and value.
+    -- of the campaign and conversions, not test nor control, with their report day and value.
     select e.app_id, e.campaign_id, coalesce(e.variant_id, '') as variant_key, e.user_key, e.type, e.time,
            e.conversion_name, e.value, coalesce(e.currency, 'XXX') as currency,
            (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
@@ -1072,6 +1088,7 @@ with pending as materialized (
     where not e.test
       and (e.type = 'conversion'
            or (e.campaign_id is not null
+               and (pending_campaign_receipts.campaign is null or e.campaign_id = pending_campaign_receipts.campaign)
                and not e.control
                and e.type = case when e.channel in ('content_card', 'in_app_message') then 'impression'
                                  else 'send' end))
@@ -1084,6 +1101,7 @@ folded as materialized (
     from cardinal.report_campaign_receipts as r
     where r.app_id = any(array(select distinct p.app_id from pending as p where p.type = 'conversion'))
       and r.user_key = any(array(select distinct p.user_key from pending as p where p.type = 'conversion'))
+      and (pending_campaign_receipts.campaign is null or r.campaign_id = pending_campaign_receipts.campaign)
     union
     select r.app_id, r.campaign_id, r.variant_key, r.user_key, r.first_received_at, r.received_days,
            r.converted_at, r.window_revenue
@@ -1226,6 +1244,16 @@ select x.app_id, x.campaign_id, x.variant_key, x.user_key, x.first_received_at, 
 from reached as x
 join cardinal.apps as a on a.app_id = x.app_id
 left join cardinal.campaign_settings as s on s.app_id = x.app_id and s.campaign_id = x.campaign_id;
+$function$;
+alter function cardinal.pending_campaign_receipts(text) owner to cardinal_owner;
+grant execute on function cardinal.pending_campaign_receipts(text) to cardinal_reader;
+comment on function cardinal.pending_campaign_receipts(text) is
+    'report_pending_campaign_receipts of one campaign (NULL: every campaign): the report_campaign_receipts rows '
+    'of the campaign that folding the unfolded events makes, merged with the folded rows they touch.';
+
+
+create or replace view cardinal.report_pending_campaign_receipts as
+select * from cardinal.pending_campaign_receipts(null);
 alter view cardinal.report_pending_campaign_receipts owner to cardinal_owner;
 grant select on cardinal.report_pending_campaign_receipts to cardinal_reader;
 comment on view cardinal.report_pending_campaign_receipts is

@@ -65,7 +65,7 @@ comment on function cardinal.campaign_conversions(text, date, date, text, boolea
 -- recipients is a sum over report days: unique_recipients sums the recipients of each day (a row's days are
 -- distinct), and the cohort is the rows whose first receipt's day is in the range, so converters and revenue
 -- sum over first days. The counts answer any range at the cost of its days and campaigns, not its recipients.
--- To them it adds the pending adjustment: the rows of report_pending_campaign_receipts replace the folded
+-- To them it adds the pending adjustment: the rows of pending_campaign_receipts (of the campaign) replace the folded
 -- rows of the same key, so their contribution is added and the replaced rows' subtracted.
 create or replace function cardinal.campaign_conversions_from_receipts(
     app       text,
@@ -117,7 +117,7 @@ as $function$
     -- The rows the pending events make, in place of the folded rows of the same key.
     pending as materialized (
         select p.app_id, p.campaign_id, p.variant_key, p.user_key, p.received_days, p.window_revenue
-        from cardinal.report_pending_campaign_receipts as p
+        from cardinal.pending_campaign_receipts(campaign_conversions_from_receipts.campaign) as p
         join sources as s on s.app_id = p.app_id and s.campaign_id = p.campaign_id
     ),
     -- The folded rows they replace: the pending users' rows by index, whatever their number, then the key.
@@ -233,7 +233,7 @@ grant execute on function cardinal.campaign_conversions_from_receipts(text, date
 comment on function cardinal.campaign_conversions_from_receipts(text, date, date, text) is
     'campaign_conversions without test events: the counts of the range''s days (report_campaign_receipt_days, '
     'report_campaign_cohort_days, report_campaign_cohort_revenue) plus the change the pending events make '
-    '(report_pending_campaign_receipts in place of the folded rows they replace). campaign_conversions calls '
+    '(pending_campaign_receipts in place of the folded rows they replace). campaign_conversions calls '
     'it when include_test is false.';
 
 
