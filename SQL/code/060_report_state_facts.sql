@@ -868,11 +868,31 @@ comment on column cardinal.report_part_facts.sends is
 -- A user's exposure row depends on all of the user's events in the campaign (the first arm, a second arm, the
 -- first conversion after the exposure), so a pending event cannot simply be added to it: the view reads the
 -- folded rows the pending events touch, merges them with the pending events and returns whole rows. A pending
--- conversion of any of a campaign's goals touches the row, the further goals included.
-create or replace view cardinal.report_pending_control_exposures as
+-- conversion of any of a campaign's goals touches the row, the further goals included. A function of the
+-- campaign, as pending_campaign_receipts is, so that a report of one campaign merges that campaign's rows only
+-- (with 88,000 events pending on 1.17 M folded, control_arms_from_exposures of one campaign took 0.43 s
+-- merging every campaign's); inlined into its callers.
+create or replace function cardinal.pending_control_exposures(campaign text)
+    returns table (
+        app_id                bigint,
+        campaign_id           text,
+        user_key              text,
+        exposed_at            timestamptz,
+        control               boolean,
+        variant_id            text,
+        second_arm_at         timestamptz,
+        second_arm_control    boolean,
+        second_arm_variant_id text,
+        conversion_event      text,
+        converted_at          timestamptz,
+        further_converted_at  timestamptz[]
+    )
+    language sql
+    stable
+as $function$
 with pending as materialized (
-    -- The pending exposures (impressions, and push sends) and conversions, not test; a control event's arm
-    -- has no variant.
+    -- The pending exposures (impressions, and push sends) of the campaign and conversions, not test; a control
+    -- event's arm has no variant.
     select e.app_id, e.campaign_id, e.user_key, e.type, e.control,
            case when e.control then null else e.variant_id end as variant_id,
            e.time, e.conversion_name
@@ -880,6 +900,7 @@ with pending as materialized (
     where not e.test
       and (e.type = 'conversion'
            or (e.campaign_id is not null
+               and (pending_control_exposures.campaign is null or e.campaign_id = pending_control_exposures.campaign)
                and (e.type = 'impression' or (e.type = 'send' and e.channel = 'push'))))
 ),
 -- The folded rows the pending events touch: every row of a user with a pending conversion (any campaign), and
@@ -891,6 +912,7 @@ folded as materialized (
     from cardinal.report_control_exposures as r
     where r.app_id = any(array(select distinct p.app_id from pending as p where p.type = 'conversion'))
       and r.user_key = any(array(select distinct p.user_key from pending as p where p.type = 'conversion'))
+      and (pending_control_exposures.campaign is null or r.campaign_id = pending_control_exposures.campaign)
     union
     select r.app_id, r.campaign_id, r.user_key, r.exposed_at, r.control, r.variant_id, r.second_arm_at,
            r.second_arm_control, r.second_arm_variant_id, r.conversion_event, r.converted_at,
@@ -1019,6 +1041,16 @@ left join cardinal.campaign_conversion_goal_events as ge on ge.app_id = x.app_id
 left join pending_conversions as c
     on c.app_id = x.app_id and c.user_key = x.user_key and c.conversion_name = s.conversion_event
 left join pending_user_conversions as u on u.app_id = x.app_id and u.user_key = x.user_key;
+$function$;
+alter function cardinal.pending_control_exposures(text) owner to cardinal_owner;
+grant execute on function cardinal.pending_control_exposures(text) to cardinal_reader;
+comment on function cardinal.pending_control_exposures(text) is
+    'report_pending_control_exposures of one campaign (NULL: every campaign): the report_control_exposures rows '
+    'of the campaign that folding the unfolded events makes, merged with the folded rows they touch.';
+
+
+create or replace view cardinal.report_pending_control_exposures as
+select * from cardinal.pending_control_exposures(null);
 alter view cardinal.report_pending_control_exposures owner to cardinal_owner;
 grant select on cardinal.report_pending_control_exposures to cardinal_reader;
 comment on view cardinal.report_pending_control_exposures is

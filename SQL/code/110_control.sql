@@ -412,9 +412,8 @@ as $function$
     -- The rows the pending events make, in place of the folded rows of the users they touch.
     pending as materialized (
         select p.*
-        from cardinal.report_pending_control_exposures as p
+        from cardinal.pending_control_exposures(control_arms_from_exposures.campaign) as p
         where p.app_id in (select t.app_id from target as t)
-          and (control_arms_from_exposures.campaign is null or p.campaign_id = control_arms_from_exposures.campaign)
     ),
     -- The campaigns reported (every one with folded or pending exposures), with their settings, the range's
     -- bounds in their zone and the days the counts answer (control_exposure_bounds). A few rows, materialized.
@@ -558,7 +557,7 @@ comment on function cardinal.control_arms_from_exposures(text, text, date, date,
     'the given window (else the campaign''s): from report_control_exposure_days for the days wholly matured at '
     'as_of with the configured window and the days none of whose exposures has (control_exposure_bounds), '
     'else from report_control_exposures, with the pending events'' change '
-    '(report_pending_control_exposures); the window ends on the campaign''s clock (report_window_end). '
+    '(pending_control_exposures); the window ends on the campaign''s clock (report_window_end). '
     'control_arms calls it when it can.';
 
 
@@ -898,10 +897,8 @@ as $function$
     -- The rows the pending events make, in place of the folded rows of the users they touch.
     pending as materialized (
         select p.*
-        from cardinal.report_pending_control_exposures as p
+        from cardinal.pending_control_exposures(control_arm_conversions_from_exposures.campaign) as p
         where p.app_id in (select t.app_id from target as t)
-          and (control_arm_conversions_from_exposures.campaign is null
-               or p.campaign_id = control_arm_conversions_from_exposures.campaign)
     ),
     -- The campaigns with goals, their window, the range's bounds in their zone and the days the counts answer
     -- (control_arms_from_exposures's, by the same control_exposure_bounds).
@@ -1061,7 +1058,7 @@ comment on function cardinal.control_arm_conversions_from_exposures(text, text, 
     'from report_control_exposure_days and report_control_goal_days for the days wholly matured at as_of with '
     'the configured window, from report_control_exposure_days (exposed users only) for the days none of whose '
     'exposures has (control_exposure_bounds), else from report_control_exposures, with the pending events'' '
-    'change (report_pending_control_exposures). control_arm_conversions calls it when it can.';
+    'change (pending_control_exposures). control_arm_conversions calls it when it can.';
 
 
 -- send_arms from the per-user state, which keeps test groups: what send_arms runs with include_test (the day
