@@ -120,7 +120,7 @@ begin
     end if;
     return query
     with target as materialized (
-        select a.app_id, a.name as app_name
+        select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
         where cardinal.check_report_range(send_arms.from_date, send_arms.to_date)
           and (send_arms.app is null or a.name = send_arms.app)
@@ -143,13 +143,12 @@ begin
                case when q.control then '' else coalesce(q.variant_id, '') end as variant_key, q.user_key
         from cardinal.report_unfolded_events() as q
         join target as t on t.app_id = q.app_id
-        join cardinal.apps as a on a.app_id = q.app_id
         left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
         where q.type = 'send'
           and q.campaign_id is not null
           and not q.test
           and (send_arms.campaign is null or q.campaign_id = send_arms.campaign)
-          and (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date
+          and (q.time at time zone coalesce(s.report_time_zone, t.report_time_zone))::date
               between send_arms.from_date and send_arms.to_date
         group by 1, 2, 3, 4, 5
     ),
