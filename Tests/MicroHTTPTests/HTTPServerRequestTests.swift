@@ -70,8 +70,14 @@ import Testing
     func concurrentDeferredResponses() async throws {
         let total = 200
         let waiting = Mutex<[(id: String, responder: HTTPResponder)]>([])
-        // Every client is 127.0.0.1, so the per-IP limit would close some of them.
-        let server = try makeServer({ $0.perIPConnectionLimit = 0 }) { request, responder in
+        // Every client is 127.0.0.1, so the per-IP limit would close some of them. A connection that waits for
+        // its request longer than the idle timeout is closed before its handler runs, and then no request is
+        // ever answered: on a loaded machine connecting 200 clients can take that long, so the timeout is
+        // lifted above the clients' own 60 s read limit.
+        let server = try makeServer({
+            $0.perIPConnectionLimit = 0
+            $0.connectionTimeout = .seconds(120)
+        }) { request, responder in
             let id = request.query["id"] ?? "missing"
             let all = waiting.withLock { waiting -> [(id: String, responder: HTTPResponder)]? in
                 waiting.append((id, responder))
@@ -88,9 +94,10 @@ import Testing
         defer { server.stop() }
 
         let replies = try await onThread { [port = server.port] in
-            let clients = try (0..<total).map { _ in try RawHTTPClient(port: port) }
-            for (index, client) in clients.enumerated() {
+            let clients = try (0..<total).map { index in
+                let client = try RawHTTPClient(port: port)
                 try client.request("GET", "/item?id=\(index)")
+                return client
             }
             return try clients.map { try $0.readResponse() }
         }
