@@ -190,23 +190,73 @@ begin
     order by 1, 2, 3, 4, 5, 6
     on conflict do nothing;
 
-    -- The pairs first: they are the change from the days as they are now.
-    select array_agg(row(f.row_id, f.kind, f.day, f.previous_day, f.users)::cardinal.report_row_day_users)
+    -- One statement reads the pending days once: its sub-statements share one snapshot, so the pairs are the
+    -- change from the days as they were before the upsert in the same statement writes the new ones.
+    with pending as materialized (
+        select f.row_id, f.user_key, f.impression_days, f.click_days, f.dismissal_days, f.send_days
+        from cardinal.report_pending_row_days as f
+    ),
+    -- Each pending user's days per kind, old and new; a day the user had already is old, even when the
+    -- unfolded events have it too.
+    days as (
+        select p.user_key, p.row_id, kind.name as kind, day.day, bool_and(day.new) as new
+        from pending as p
+        left join cardinal.report_row_user_days as old on old.row_id = p.row_id and old.user_key = p.user_key
+        cross join lateral (
+            values ('impression', old.impression_days, p.impression_days),
+                   ('click', old.click_days, p.click_days),
+                   ('dismissal', old.dismissal_days, p.dismissal_days),
+                   ('send', old.send_days, p.send_days)
+        ) as kind (name, old_days, new_days)
+        cross join lateral (
+            select d, false from unnest(kind.old_days) as d
+            union all
+            select d, true from unnest(kind.new_days) as d
+        ) as day (day, new)
+        -- A kind whose days the user had already changes nothing.
+        where not kind.new_days <@ coalesce(kind.old_days, '{}')
+        group by 1, 2, 3, 4
+    ),
+    -- Each day with the user's previous day, and the previous day among the old ones: a new day adds a pair,
+    -- and an old day whose previous day changed moves its user from the old pair to the new one.
+    paired as (
+        select row_id, kind, day, new,
+               coalesce(lag(day) over user_days, '-infinity') as previous_day,
+               coalesce(max(day) filter (where not new) over (user_days rows between unbounded preceding
+                                                                          and 1 preceding),
+                        '-infinity') as previous_old_day
+        from days
+        -- The days' grouping order, so that one sort serves both.
+        window user_days as (partition by user_key, row_id, kind order by day)
+    ),
+    changed as (
+        select p.row_id, p.kind, p.day, change.previous_day, sum(change.users)::bigint as users
+        from paired as p
+        cross join lateral (
+            values (p.previous_day, 1), (p.previous_old_day, -1)
+        ) as change (previous_day, users)
+        where case when p.new then change.users = 1
+                   else p.previous_day <> p.previous_old_day end
+        group by 1, 2, 3, 4
+        having sum(change.users) <> 0
+    ),
+    merged as (
+        insert into cardinal.report_row_user_days as u
+        select p.row_id, p.user_key, p.impression_days, p.click_days, p.dismissal_days, p.send_days
+        from pending as p
+        order by 1, 2
+        on conflict (row_id, user_key) do update set
+            impression_days = cardinal.report_day_set(u.impression_days || excluded.impression_days),
+            click_days = cardinal.report_day_set(u.click_days || excluded.click_days),
+            dismissal_days = cardinal.report_day_set(u.dismissal_days || excluded.dismissal_days),
+            send_days = cardinal.report_day_set(u.send_days || excluded.send_days)
+        where not (excluded.impression_days <@ u.impression_days and excluded.click_days <@ u.click_days
+                   and excluded.dismissal_days <@ u.dismissal_days and excluded.send_days <@ u.send_days)
+    )
+    select array_agg(row(c.row_id, c.kind, c.day, c.previous_day, c.users)::cardinal.report_row_day_users)
     into changes
-    from cardinal.report_pending_row_day_users as f;
+    from changed as c;
     perform cardinal.add_report_row_day_users(changes);
-
-    insert into cardinal.report_row_user_days as u
-    select f.row_id, f.user_key, f.impression_days, f.click_days, f.dismissal_days, f.send_days
-    from cardinal.report_pending_row_days as f
-    order by 1, 2
-    on conflict (row_id, user_key) do update set
-        impression_days = cardinal.report_day_set(u.impression_days || excluded.impression_days),
-        click_days = cardinal.report_day_set(u.click_days || excluded.click_days),
-        dismissal_days = cardinal.report_day_set(u.dismissal_days || excluded.dismissal_days),
-        send_days = cardinal.report_day_set(u.send_days || excluded.send_days)
-    where not (excluded.impression_days <@ u.impression_days and excluded.click_days <@ u.click_days
-               and excluded.dismissal_days <@ u.dismissal_days and excluded.send_days <@ u.send_days);
 end
 $function$;
 alter function cardinal.fold_report_row_days() owner to cardinal_owner;

@@ -1274,7 +1274,7 @@ comment on function cardinal.control_interaction_rejections(text, date, date, bo
 --
 -- * Why test events still read every state row: the counts that avoid it (day pairs per finding group and
 --   per source × arm, kept by statement triggers with transition tables on report_user_state, pending events
---   adjusted as report_pending_row_day_users does) need a per-user table of each user's days per finding
+--   adjusted as fold_report_row_days does) need a per-user table of each user's days per finding
 --   group (a union over the user's variants and test flag, with the groups holding each day, so that a
 --   deletion knows whether a day leaves the user); they are kept without test events only
 --   (exposure_anomalies_from_counts), and keeping them with test events would double them.
