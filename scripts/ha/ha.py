@@ -35,13 +35,16 @@ SIGINT/SIGTERM, and after HA_TIMEOUT seconds (1800) whatever happens.
 
 Environment: BIN_DIR (release binaries, set by the Makefile), HA_FAULTS (comma-separated), HA_CLIENTS (3),
 HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP (comma-separated among
-standby-reads, restore, pgbouncer).
+standby-reads, restore, pgbouncer), HA_PORT_OFFSET (0: added to every port above, in the rendered configuration
+files too, so that runs in two checkouts can share the machine; the nftables table and the reserved ports are the
+run's own).
 """
 import http.client
 import json
 import os
 import pwd
 import random
+import re
 import shutil
 import signal
 import socket
@@ -60,10 +63,15 @@ BIN_DIR = faults.BIN_DIR
 HA = os.path.join(REPO, ".data", "ha")
 CONF, RUN, LOG = os.path.join(HA, "conf"), os.path.join(HA, "run"), os.path.join(HA, "log")
 PG_BIN = "/usr/lib/postgresql/15/bin"
-NODES = {"pg1": (55431, 58008), "pg2": (55432, 58009), "pg3": (55433, 58010)}
-DAEMONS = {"d1": 58091, "d2": 58092}
-HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT = 58080, 58081, 55440, 55441
-PGBOUNCER_PORT, RESTORE_PORT = 56432, 55434
+# Every port below is the one of the configuration files in scripts/ha/ plus HA_PORT_OFFSET (0), which render() adds
+# in the rendered files too: another offset runs the same topology beside one on the files' ports.
+PORT_OFFSET = int(os.environ.get("HA_PORT_OFFSET", "0"))
+P = PORT_OFFSET
+ETCD_PORT, ETCD_PEER_PORT = 52379 + P, 52380 + P
+NODES = {"pg1": (55431 + P, 58008 + P), "pg2": (55432 + P, 58009 + P), "pg3": (55433 + P, 58010 + P)}
+DAEMONS = {"d1": 58091 + P, "d2": 58092 + P}
+HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT = 58080 + P, 58081 + P, 55440 + P, 55441 + P
+PGBOUNCER_PORT, RESTORE_PORT, BOUNCER_DAEMON_PORT = 56432 + P, 55434 + P, 58093 + P
 MULTI_HOST = ",".join(f"127.0.0.1:{port}" for port, _ in NODES.values())
 PRIMARY_URL = f"postgresql://postgres@{MULTI_HOST}/cardinal?target_session_attrs=read-write"
 FAULTS = os.environ.get(
@@ -183,7 +191,7 @@ def leftovers():
                 os.kill(int(pid), signal.SIGKILL)
         os.remove(pids)
     stop_postmasters()
-    subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=False, stderr=subprocess.DEVNULL)
+    delete_nft_table()
 
 
 def teardown():
@@ -208,7 +216,7 @@ def teardown():
     stop_postmasters()
     for name in list(processes.running):
         processes.stop(name)
-    subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=False, stderr=subprocess.DEVNULL)
+    delete_nft_table()
     unreserve_ports()
 
 
@@ -283,6 +291,10 @@ def healthy_cluster():
 def render(name):
     """scripts/ha/<name> with @HA@ set to the run's folder, into .data/ha/conf/."""
     text = open(os.path.join(CONFIG_SOURCES, name)).read().replace("@HA@", HA)
+    if PORT_OFFSET:
+        # One pass, so that a shifted port is never shifted again.
+        shifted = {str(port - PORT_OFFSET): str(port) for port in all_ports()}
+        text = re.sub(r"\b(" + "|".join(shifted) + r")\b", lambda match: shifted[match.group(1)], text)
     path = os.path.join(CONF, name)
     with open(path, "w") as f:
         f.write(text)
@@ -297,30 +309,45 @@ def metric_sum(name):
 # --- the topology ------------------------------------------------------------------------------------------------
 
 RESERVED_PORTS = "/proc/sys/net/ipv4/ip_local_reserved_ports"
-reserved_before = None
+reserved_here = []  # the ports this run added to the reserved ones
 
 
 def all_ports():
-    return [52379, 52380, *[p for pair in NODES.values() for p in pair], *DAEMONS.values(), 58093, HAPROXY_PORT,
-            HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT, PGBOUNCER_PORT, RESTORE_PORT]
+    return [ETCD_PORT, ETCD_PEER_PORT, *[p for pair in NODES.values() for p in pair], *DAEMONS.values(),
+            BOUNCER_DAEMON_PORT, HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT, PGBOUNCER_PORT,
+            RESTORE_PORT]
+
+
+def reserved_ports():
+    """The reserved ports as a set: the kernel lists them as `a,b-c`."""
+    with open(RESERVED_PORTS) as f:
+        text = f.read().strip()
+    ports = set()
+    for item in filter(None, text.split(",")):
+        first, _, last = item.partition("-")
+        ports.update(range(int(first), int(last or first) + 1))
+    return ports
+
+
+def write_reserved_ports(ports):
+    with open(RESERVED_PORTS, "w") as f:
+        f.write(",".join(map(str, sorted(ports))) or "\n")
 
 
 def reserve_ports():
     """Keeps the kernel from handing this run's ports to outgoing connections as their source port (they lie in
     the ephemeral range, 32768–60999): a first run failed when HAProxy's 55440 was some client's source port.
-    Restored in the teardown."""
-    global reserved_before
-    with open(RESERVED_PORTS) as f:
-        reserved_before = f.read().strip()
-    ports = ",".join(filter(None, [reserved_before, *map(str, all_ports())]))
-    with open(RESERVED_PORTS, "w") as f:
-        f.write(ports)
+    The teardown takes back only the ports added here, so a run beside another on other ports (HA_PORT_OFFSET)
+    leaves the other's reserved."""
+    before = reserved_ports()
+    reserved_here[:] = [port for port in all_ports() if port not in before]
+    write_reserved_ports(before | set(reserved_here))
 
 
 def unreserve_ports():
-    if reserved_before is not None:
-        with open(RESERVED_PORTS, "w") as f:
-            f.write(reserved_before or "\n")
+    if reserved_here:
+        write_reserved_ports(reserved_ports() - set(reserved_here))
+        reserved_here.clear()
 
 
 def prepare():
@@ -355,7 +382,7 @@ def prepare():
 
 def start_etcd():
     processes.start("etcd", ["etcd", "--config-file", os.path.join(CONF, "etcd.yml")])
-    wait_for("etcd", lambda: http_json(52379, "/health")[1].get("health") == "true", timeout=60)
+    wait_for("etcd", lambda: http_json(ETCD_PORT, "/health")[1].get("health") == "true", timeout=60)
 
 
 def start_patroni(name):
@@ -586,7 +613,14 @@ def rolling_restart(case):
         case["notes"].append(f"{name}: drained, stopped and back in HAProxy in {time.time() - started:.1f} s")
 
 
-NFT_TABLE = "cardinal_ha"
+# Named after the offset, so that a run on other ports never deletes the table of another's network cut.
+NFT_TABLE = "cardinal_ha" + (f"_{PORT_OFFSET}" if PORT_OFFSET else "")
+
+
+def delete_nft_table():
+    """The network cut's table, if a run left it (nftables is installed for `make ha`, not for the smoke)."""
+    if shutil.which("nft"):
+        subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=False, stderr=subprocess.DEVNULL)
 
 
 def network_cut(case):
@@ -602,8 +636,8 @@ def network_cut(case):
                 type filter hook input priority -10; policy accept;
                 tcp dport {{ {port}, {rest} }} drop
                 tcp sport {{ {port}, {rest} }} drop
-                ip daddr {etcd_address} tcp dport 52379 drop
-                ip saddr {etcd_address} tcp sport 52379 drop
+                ip daddr {etcd_address} tcp dport {ETCD_PORT} drop
+                ip saddr {etcd_address} tcp sport {ETCD_PORT} drop
             }}
         }}""")
     try:
@@ -611,8 +645,8 @@ def network_cut(case):
     finally:
         subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=True)
     case["notes"].append(f"{old} cut off {CUT_SECONDS:g} s: packets to and from its PostgreSQL port {port}, its "
-                         f"Patroni's REST port {rest} and its Patroni's etcd address {etcd_address}:52379 dropped "
-                         "(Patroni reaches its own PostgreSQL over the Unix socket, as on a real machine)")
+                         f"Patroni's REST port {rest} and its Patroni's etcd address {etcd_address}:{ETCD_PORT} "
+                         "dropped (Patroni reaches its own PostgreSQL over the Unix socket, as on a real machine)")
 
 
 FAULT_FUNCTIONS = {"kill-postgres": kill_postgres, "kill-patroni": kill_patroni, "switchover": switchover,
@@ -936,7 +970,7 @@ def pgbouncer_test(app, failures):
         lines.append(f"pgbouncer {mode} mode: report run exits {run.returncode}"
                      + (": " + run.stderr.strip().splitlines()[-1][:300] if run.returncode else ""))
         # A third daemon through pgbouncer, its own spool, posting straight to it (not through HAProxy).
-        port = 58093
+        port = BOUNCER_DAEMON_PORT
         spool = os.path.join(HA, f"spool-bouncer-{mode}")
         os.makedirs(spool, exist_ok=True)
         processes.start(f"cardinald-bouncer-{mode}", [
