@@ -30,8 +30,14 @@ Then: every report on each hot standby after it replayed, against the primary's 
 whose reports equal the original's at that time; cardinald and the CLI through pgbouncer.
 
 Exit status 1 on any lost or duplicated acknowledged event, a state that differs from its rebuild, a report that
-differs on a standby, or a restore whose reports differ. Everything started here is stopped at the end, on
-SIGINT/SIGTERM, and after HA_TIMEOUT seconds (1800) whatever happens.
+differs on a standby, or a restore whose reports differ; also when a switchover leaves the primary where it was,
+or when no event was acknowledged between a fault and the recovery (the load did not run across it). Everything
+started here is stopped at the end, on SIGINT/SIGTERM, and after HA_TIMEOUT seconds (1800) whatever happens.
+
+HA_SMOKE=1 (`make ha-smoke`, the last step of `make test`, on the debug build) changes the defaults to a short run
+of the same code: in .data/ha-smoke, on the ports above plus HA_PORT_OFFSET = 100 × (1 + CARDINAL_PG_PORT mod 9)
+(each checkout has its own CARDINAL_PG_PORT), 2 clients, the switchover only (the cheapest fault that moves the
+primary), the standby reads; no full backup, restore or pgbouncer; HA_TIMEOUT 600. Each knob still overrides.
 
 Environment: BIN_DIR (release binaries, set by the Makefile), HA_FAULTS (comma-separated), HA_CLIENTS (3),
 HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP (comma-separated among
@@ -60,12 +66,14 @@ sys.path.insert(0, os.path.join(REPO, "scripts", "faults"))
 import faults  # noqa: E402  (the retrying clients and the helpers of `make faults`)
 
 BIN_DIR = faults.BIN_DIR
-HA = os.path.join(REPO, ".data", "ha")
+SMOKE = os.environ.get("HA_SMOKE", "0") == "1"
+HA = os.path.join(REPO, ".data", "ha-smoke" if SMOKE else "ha")
 CONF, RUN, LOG = os.path.join(HA, "conf"), os.path.join(HA, "run"), os.path.join(HA, "log")
 PG_BIN = "/usr/lib/postgresql/15/bin"
 # Every port below is the one of the configuration files in scripts/ha/ plus HA_PORT_OFFSET (0), which render() adds
 # in the rendered files too: another offset runs the same topology beside one on the files' ports.
-PORT_OFFSET = int(os.environ.get("HA_PORT_OFFSET", "0"))
+PORT_OFFSET = int(os.environ.get("HA_PORT_OFFSET")
+                  or (100 * (1 + int(os.environ.get("CARDINAL_PG_PORT") or "54329") % 9) if SMOKE else 0))
 P = PORT_OFFSET
 ETCD_PORT, ETCD_PEER_PORT = 52379 + P, 52380 + P
 NODES = {"pg1": (55431 + P, 58008 + P), "pg2": (55432 + P, 58009 + P), "pg3": (55433 + P, 58010 + P)}
@@ -74,13 +82,13 @@ HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT = 58080 + P, 5808
 PGBOUNCER_PORT, RESTORE_PORT, BOUNCER_DAEMON_PORT = 56432 + P, 55434 + P, 58093 + P
 MULTI_HOST = ",".join(f"127.0.0.1:{port}" for port, _ in NODES.values())
 PRIMARY_URL = f"postgresql://postgres@{MULTI_HOST}/cardinal?target_session_attrs=read-write"
-FAULTS = os.environ.get(
-    "HA_FAULTS", "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
-SKIP = set(filter(None, os.environ.get("HA_SKIP", "").split(",")))
+FAULTS = os.environ.get("HA_FAULTS", "switchover" if SMOKE else
+                        "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
+SKIP = set(filter(None, os.environ.get("HA_SKIP", "restore,pgbouncer" if SMOKE else "").split(",")))
 PATRONI_RESTART = float(os.environ.get("HA_PATRONI_RESTART_SECONDS", "25"))
 CUT_SECONDS = float(os.environ.get("HA_CUT_SECONDS", "40"))
-TIMEOUT = float(os.environ.get("HA_TIMEOUT", "1800"))
-faults.CLIENTS = int(os.environ.get("HA_CLIENTS", "3"))
+TIMEOUT = float(os.environ.get("HA_TIMEOUT", "600" if SMOKE else "1800"))
+faults.CLIENTS = int(os.environ.get("HA_CLIENTS", "2" if SMOKE else "3"))
 faults.BATCH = int(os.environ.get("HA_BATCH", "50"))
 POSTGRES = pwd.getpwnam("postgres")
 
@@ -103,8 +111,11 @@ def _count_unexpected(*arguments, **keywords):
 faults.print = _count_unexpected
 
 
+STARTED = time.time()
+
+
 def say(*arguments):
-    print("ha:", *arguments, file=sys.stderr, flush=True)
+    print(f"ha: [{time.time() - STARTED:5.0f} s]", *arguments, file=sys.stderr, flush=True)
 
 
 # --- processes ---------------------------------------------------------------------------------------------------
@@ -583,6 +594,7 @@ def switchover(case):
                              "--leader", old, "--candidate", candidate, "--force"], capture_output=True, text=True,
                             timeout=120)
     said = [line for line in result.stdout.splitlines() if "witch" in line] or ["(no output)"]
+    case["expected_primary"] = candidate
     case["notes"].append(f"patronictl switchover {old} → {candidate}: {said[-1].strip()[:120]}")
     if result.returncode != 0:
         case["failures"].append("patronictl switchover failed: " + result.stderr.strip()[:200])
@@ -804,6 +816,12 @@ def run_fault(name):
     })
     if refused[1]:
         case["failures"].append(f"{refused[1]} answers 503 without Retry-After")
+    if case.get("expected_primary") and case["new_primary"] != case["expected_primary"]:
+        case["failures"].append(f"the primary did not move: {case['new_primary']} is primary, not "
+                                f"{case['expected_primary']}")
+    if acked_in_fault <= 0:
+        case["failures"].append("no event acknowledged between the fault and the recovery: the load did not run "
+                                "across it")
     state_equals_rebuild(app, case)
     return case
 
@@ -1065,10 +1083,11 @@ def main():
             start_daemon(name)
         start_haproxy()
         seeded = seed(key, 2000, "seed")
-        say(f"seeded {seeded:,} events through HAProxy; taking a full backup")
-        started = time.time()
-        backrest("backup", "--type=full")
-        say(f"full backup in {time.time() - started:.1f} s")
+        say(f"seeded {seeded:,} events through HAProxy")
+        if "restore" not in SKIP:
+            started = time.time()
+            backrest("backup", "--type=full")
+            say(f"full backup in {time.time() - started:.1f} s")
         for name in FAULTS:
             say(f"fault {name} …")
             try:
@@ -1103,6 +1122,7 @@ def main():
     for failure in failures:
         print("FAILED:", failure)
     failed = failures or any(r.get("lost") or r.get("duplicated") or r["failures"] for r in rows)
+    say(f"{'FAILED' if failed else 'passed'} in {time.time() - STARTED:.0f} s")
     sys.exit(1 if failed else 0)
 
 
