@@ -814,6 +814,9 @@ def run_fault(name):
         "writes_back": writes_back, "failed_probes": failed_probes, "recovered": recovered,
         "old_primary": case.get("old_primary"), "new_primary": leader(), "spool_peak": int(peak[0]),
     })
+    if case["lost"] or case["duplicated"]:
+        case["failures"].append(f"{case['lost']:,} acknowledged events not stored, {case['duplicated']:,} stored "
+                                "twice")
     if refused[1]:
         case["failures"].append(f"{refused[1]} answers 503 without Retry-After")
     if case.get("expected_primary") and case["new_primary"] != case["expected_primary"]:
@@ -1057,11 +1060,18 @@ def main():
     if os.geteuid() != 0:
         sys.exit("ha: needs root (the postgres user for the nodes, nftables for the network cut)")
 
+    timed_out = threading.Event()
+
     def stop_on_signal(signum, _frame):
-        raise Stopped(f"ha: stopped by signal {signum}")
+        raise Stopped(f"stopped by signal {signum}" + (f" after HA_TIMEOUT ({TIMEOUT:g} s)" if timed_out.is_set()
+                                                       else ""))
+
+    def time_out():
+        timed_out.set()
+        os.kill(os.getpid(), signal.SIGTERM)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop_on_signal)
-    watchdog = threading.Timer(TIMEOUT, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    watchdog = threading.Timer(TIMEOUT, time_out)
     watchdog.daemon = True
     watchdog.start()
 
@@ -1113,6 +1123,8 @@ def main():
                 say(line)
     except (RuntimeError, SystemExit, subprocess.SubprocessError, OSError) as error:
         failures.append(f"stopped early: {error}")
+    except Stopped as error:
+        failures.append(str(error))
     finally:
         teardown()
         watchdog.cancel()
