@@ -39,11 +39,11 @@ of the same code: in .data/ha-smoke, on the ports above plus HA_PORT_OFFSET = 10
 (each checkout has its own CARDINAL_PG_PORT), 2 clients, the switchover only (the cheapest fault that moves the
 primary), the standby reads; no full backup, restore or pgbouncer; HA_TIMEOUT 600. Each knob still overrides.
 
-Environment: BIN_DIR (release binaries, set by the Makefile), HA_FAULTS (comma-separated), HA_CLIENTS (3),
-HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP (comma-separated among
-standby-reads, restore, pgbouncer), HA_PORT_OFFSET (0: added to every port above, in the rendered configuration
-files too, so that runs in two checkouts can share the machine; the nftables table and the reserved ports are the
-run's own).
+Environment: BIN_DIR (set by the Makefile: the release binaries, the debug ones for the smoke), HA_FAULTS
+(comma-separated), HA_CLIENTS (3), HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP
+(comma-separated among standby-reads, restore, pgbouncer), HA_PORT_OFFSET (0: added to every port above, in the
+rendered configuration files too, so that runs in two checkouts can share the machine; the nftables table and the
+reserved ports are the run's own).
 """
 import http.client
 import json
