@@ -24,6 +24,10 @@ fi
 if [[ "${CARDINAL_DEPS_HA:-0}" == 1 ]]; then
     packages+=(postgresql-15 patroni etcd-server etcd-client haproxy pgbackrest pgbouncer nftables iproute2)
 fi
+# `make ha-smoke` (the last step of `make test`): only what its switchover needs (no pgbouncer, no network cut).
+if [[ "${CARDINAL_DEPS_HA_SMOKE:-0}" == 1 ]]; then
+    packages+=(postgresql-15 patroni etcd-server haproxy pgbackrest)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -30,18 +30,27 @@ Then: every report on each hot standby after it replayed, against the primary's 
 whose reports equal the original's at that time; cardinald and the CLI through pgbouncer.
 
 Exit status 1 on any lost or duplicated acknowledged event, a state that differs from its rebuild, a report that
-differs on a standby, or a restore whose reports differ. Everything started here is stopped at the end, on
-SIGINT/SIGTERM, and after HA_TIMEOUT seconds (1800) whatever happens.
+differs on a standby, or a restore whose reports differ; also when a switchover leaves the primary where it was,
+or when no event was acknowledged between a fault and the recovery (the load did not run across it). Everything
+started here is stopped at the end, on SIGINT/SIGTERM, and after HA_TIMEOUT seconds (1800) whatever happens.
 
-Environment: BIN_DIR (release binaries, set by the Makefile), HA_FAULTS (comma-separated), HA_CLIENTS (3),
-HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP (comma-separated among
-standby-reads, restore, pgbouncer).
+HA_SMOKE=1 (`make ha-smoke`, the last step of `make test`, on the debug build) changes the defaults to a short run
+of the same code: in .data/ha-smoke, on the ports above plus HA_PORT_OFFSET = 100 × (1 + CARDINAL_PG_PORT mod 9)
+(each checkout has its own CARDINAL_PG_PORT), 2 clients, the switchover only (the cheapest fault that moves the
+primary), the standby reads; no full backup, restore or pgbouncer; HA_TIMEOUT 600. Each knob still overrides.
+
+Environment: BIN_DIR (set by the Makefile: the release binaries, the debug ones for the smoke), HA_FAULTS
+(comma-separated), HA_CLIENTS (3), HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP
+(comma-separated among standby-reads, restore, pgbouncer), HA_PORT_OFFSET (0: added to every port above, in the
+rendered configuration files too, so that runs in two checkouts can share the machine; the nftables table and the
+reserved ports are the run's own).
 """
 import http.client
 import json
 import os
 import pwd
 import random
+import re
 import shutil
 import signal
 import socket
@@ -57,22 +66,29 @@ sys.path.insert(0, os.path.join(REPO, "scripts", "faults"))
 import faults  # noqa: E402  (the retrying clients and the helpers of `make faults`)
 
 BIN_DIR = faults.BIN_DIR
-HA = os.path.join(REPO, ".data", "ha")
+SMOKE = os.environ.get("HA_SMOKE", "0") == "1"
+HA = os.path.join(REPO, ".data", "ha-smoke" if SMOKE else "ha")
 CONF, RUN, LOG = os.path.join(HA, "conf"), os.path.join(HA, "run"), os.path.join(HA, "log")
 PG_BIN = "/usr/lib/postgresql/15/bin"
-NODES = {"pg1": (55431, 58008), "pg2": (55432, 58009), "pg3": (55433, 58010)}
-DAEMONS = {"d1": 58091, "d2": 58092}
-HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT = 58080, 58081, 55440, 55441
-PGBOUNCER_PORT, RESTORE_PORT = 56432, 55434
+# Every port below is the one of the configuration files in scripts/ha/ plus HA_PORT_OFFSET (0), which render() adds
+# in the rendered files too: another offset runs the same topology beside one on the files' ports.
+PORT_OFFSET = int(os.environ.get("HA_PORT_OFFSET")
+                  or (100 * (1 + int(os.environ.get("CARDINAL_PG_PORT") or "54329") % 9) if SMOKE else 0))
+P = PORT_OFFSET
+ETCD_PORT, ETCD_PEER_PORT = 52379 + P, 52380 + P
+NODES = {"pg1": (55431 + P, 58008 + P), "pg2": (55432 + P, 58009 + P), "pg3": (55433 + P, 58010 + P)}
+DAEMONS = {"d1": 58091 + P, "d2": 58092 + P}
+HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT = 58080 + P, 58081 + P, 55440 + P, 55441 + P
+PGBOUNCER_PORT, RESTORE_PORT, BOUNCER_DAEMON_PORT = 56432 + P, 55434 + P, 58093 + P
 MULTI_HOST = ",".join(f"127.0.0.1:{port}" for port, _ in NODES.values())
 PRIMARY_URL = f"postgresql://postgres@{MULTI_HOST}/cardinal?target_session_attrs=read-write"
-FAULTS = os.environ.get(
-    "HA_FAULTS", "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
-SKIP = set(filter(None, os.environ.get("HA_SKIP", "").split(",")))
+FAULTS = os.environ.get("HA_FAULTS", "switchover" if SMOKE else
+                        "kill-postgres,kill-patroni,switchover,kill-daemon,rolling-restart,network-cut").split(",")
+SKIP = set(filter(None, os.environ.get("HA_SKIP", "restore,pgbouncer" if SMOKE else "").split(",")))
 PATRONI_RESTART = float(os.environ.get("HA_PATRONI_RESTART_SECONDS", "25"))
 CUT_SECONDS = float(os.environ.get("HA_CUT_SECONDS", "40"))
-TIMEOUT = float(os.environ.get("HA_TIMEOUT", "1800"))
-faults.CLIENTS = int(os.environ.get("HA_CLIENTS", "3"))
+TIMEOUT = float(os.environ.get("HA_TIMEOUT", "600" if SMOKE else "1800"))
+faults.CLIENTS = int(os.environ.get("HA_CLIENTS", "2" if SMOKE else "3"))
 faults.BATCH = int(os.environ.get("HA_BATCH", "50"))
 POSTGRES = pwd.getpwnam("postgres")
 
@@ -95,8 +111,11 @@ def _count_unexpected(*arguments, **keywords):
 faults.print = _count_unexpected
 
 
+STARTED = time.time()
+
+
 def say(*arguments):
-    print("ha:", *arguments, file=sys.stderr, flush=True)
+    print(f"ha: [{time.time() - STARTED:5.0f} s]", *arguments, file=sys.stderr, flush=True)
 
 
 # --- processes ---------------------------------------------------------------------------------------------------
@@ -183,7 +202,7 @@ def leftovers():
                 os.kill(int(pid), signal.SIGKILL)
         os.remove(pids)
     stop_postmasters()
-    subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=False, stderr=subprocess.DEVNULL)
+    delete_nft_table()
 
 
 def teardown():
@@ -208,7 +227,7 @@ def teardown():
     stop_postmasters()
     for name in list(processes.running):
         processes.stop(name)
-    subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=False, stderr=subprocess.DEVNULL)
+    delete_nft_table()
     unreserve_ports()
 
 
@@ -283,6 +302,10 @@ def healthy_cluster():
 def render(name):
     """scripts/ha/<name> with @HA@ set to the run's folder, into .data/ha/conf/."""
     text = open(os.path.join(CONFIG_SOURCES, name)).read().replace("@HA@", HA)
+    if PORT_OFFSET:
+        # One pass, so that a shifted port is never shifted again.
+        shifted = {str(port - PORT_OFFSET): str(port) for port in all_ports()}
+        text = re.sub(r"\b(" + "|".join(shifted) + r")\b", lambda match: shifted[match.group(1)], text)
     path = os.path.join(CONF, name)
     with open(path, "w") as f:
         f.write(text)
@@ -297,30 +320,45 @@ def metric_sum(name):
 # --- the topology ------------------------------------------------------------------------------------------------
 
 RESERVED_PORTS = "/proc/sys/net/ipv4/ip_local_reserved_ports"
-reserved_before = None
+reserved_here = []  # the ports this run added to the reserved ones
 
 
 def all_ports():
-    return [52379, 52380, *[p for pair in NODES.values() for p in pair], *DAEMONS.values(), 58093, HAPROXY_PORT,
-            HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT, PGBOUNCER_PORT, RESTORE_PORT]
+    return [ETCD_PORT, ETCD_PEER_PORT, *[p for pair in NODES.values() for p in pair], *DAEMONS.values(),
+            BOUNCER_DAEMON_PORT, HAPROXY_PORT, HAPROXY_STATS, PG_PRIMARY_PORT, PG_REPLICAS_PORT, PGBOUNCER_PORT,
+            RESTORE_PORT]
+
+
+def reserved_ports():
+    """The reserved ports as a set: the kernel lists them as `a,b-c`."""
+    with open(RESERVED_PORTS) as f:
+        text = f.read().strip()
+    ports = set()
+    for item in filter(None, text.split(",")):
+        first, _, last = item.partition("-")
+        ports.update(range(int(first), int(last or first) + 1))
+    return ports
+
+
+def write_reserved_ports(ports):
+    with open(RESERVED_PORTS, "w") as f:
+        f.write(",".join(map(str, sorted(ports))) or "\n")
 
 
 def reserve_ports():
     """Keeps the kernel from handing this run's ports to outgoing connections as their source port (they lie in
     the ephemeral range, 32768–60999): a first run failed when HAProxy's 55440 was some client's source port.
-    Restored in the teardown."""
-    global reserved_before
-    with open(RESERVED_PORTS) as f:
-        reserved_before = f.read().strip()
-    ports = ",".join(filter(None, [reserved_before, *map(str, all_ports())]))
-    with open(RESERVED_PORTS, "w") as f:
-        f.write(ports)
+    The teardown takes back only the ports added here, so a run beside another on other ports (HA_PORT_OFFSET)
+    leaves the other's reserved."""
+    before = reserved_ports()
+    reserved_here[:] = [port for port in all_ports() if port not in before]
+    write_reserved_ports(before | set(reserved_here))
 
 
 def unreserve_ports():
-    if reserved_before is not None:
-        with open(RESERVED_PORTS, "w") as f:
-            f.write(reserved_before or "\n")
+    if reserved_here:
+        write_reserved_ports(reserved_ports() - set(reserved_here))
+        reserved_here.clear()
 
 
 def prepare():
@@ -355,7 +393,7 @@ def prepare():
 
 def start_etcd():
     processes.start("etcd", ["etcd", "--config-file", os.path.join(CONF, "etcd.yml")])
-    wait_for("etcd", lambda: http_json(52379, "/health")[1].get("health") == "true", timeout=60)
+    wait_for("etcd", lambda: http_json(ETCD_PORT, "/health")[1].get("health") == "true", timeout=60)
 
 
 def start_patroni(name):
@@ -556,6 +594,7 @@ def switchover(case):
                              "--leader", old, "--candidate", candidate, "--force"], capture_output=True, text=True,
                             timeout=120)
     said = [line for line in result.stdout.splitlines() if "witch" in line] or ["(no output)"]
+    case["expected_primary"] = candidate
     case["notes"].append(f"patronictl switchover {old} → {candidate}: {said[-1].strip()[:120]}")
     if result.returncode != 0:
         case["failures"].append("patronictl switchover failed: " + result.stderr.strip()[:200])
@@ -586,7 +625,14 @@ def rolling_restart(case):
         case["notes"].append(f"{name}: drained, stopped and back in HAProxy in {time.time() - started:.1f} s")
 
 
-NFT_TABLE = "cardinal_ha"
+# Named after the offset, so that a run on other ports never deletes the table of another's network cut.
+NFT_TABLE = "cardinal_ha" + (f"_{PORT_OFFSET}" if PORT_OFFSET else "")
+
+
+def delete_nft_table():
+    """The network cut's table, if a run left it (nftables is installed for `make ha`, not for the smoke)."""
+    if shutil.which("nft"):
+        subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=False, stderr=subprocess.DEVNULL)
 
 
 def network_cut(case):
@@ -602,8 +648,8 @@ def network_cut(case):
                 type filter hook input priority -10; policy accept;
                 tcp dport {{ {port}, {rest} }} drop
                 tcp sport {{ {port}, {rest} }} drop
-                ip daddr {etcd_address} tcp dport 52379 drop
-                ip saddr {etcd_address} tcp sport 52379 drop
+                ip daddr {etcd_address} tcp dport {ETCD_PORT} drop
+                ip saddr {etcd_address} tcp sport {ETCD_PORT} drop
             }}
         }}""")
     try:
@@ -611,8 +657,8 @@ def network_cut(case):
     finally:
         subprocess.run(["nft", "delete", "table", "inet", NFT_TABLE], check=True)
     case["notes"].append(f"{old} cut off {CUT_SECONDS:g} s: packets to and from its PostgreSQL port {port}, its "
-                         f"Patroni's REST port {rest} and its Patroni's etcd address {etcd_address}:52379 dropped "
-                         "(Patroni reaches its own PostgreSQL over the Unix socket, as on a real machine)")
+                         f"Patroni's REST port {rest} and its Patroni's etcd address {etcd_address}:{ETCD_PORT} "
+                         "dropped (Patroni reaches its own PostgreSQL over the Unix socket, as on a real machine)")
 
 
 FAULT_FUNCTIONS = {"kill-postgres": kill_postgres, "kill-patroni": kill_patroni, "switchover": switchover,
@@ -768,8 +814,17 @@ def run_fault(name):
         "writes_back": writes_back, "failed_probes": failed_probes, "recovered": recovered,
         "old_primary": case.get("old_primary"), "new_primary": leader(), "spool_peak": int(peak[0]),
     })
+    if case["lost"] or case["duplicated"]:
+        case["failures"].append(f"{case['lost']:,} acknowledged events not stored, {case['duplicated']:,} stored "
+                                "twice")
     if refused[1]:
         case["failures"].append(f"{refused[1]} answers 503 without Retry-After")
+    if case.get("expected_primary") and case["new_primary"] != case["expected_primary"]:
+        case["failures"].append(f"the primary did not move: {case['new_primary']} is primary, not "
+                                f"{case['expected_primary']}")
+    if acked_in_fault <= 0:
+        case["failures"].append("no event acknowledged between the fault and the recovery: the load did not run "
+                                "across it")
     state_equals_rebuild(app, case)
     return case
 
@@ -936,7 +991,7 @@ def pgbouncer_test(app, failures):
         lines.append(f"pgbouncer {mode} mode: report run exits {run.returncode}"
                      + (": " + run.stderr.strip().splitlines()[-1][:300] if run.returncode else ""))
         # A third daemon through pgbouncer, its own spool, posting straight to it (not through HAProxy).
-        port = 58093
+        port = BOUNCER_DAEMON_PORT
         spool = os.path.join(HA, f"spool-bouncer-{mode}")
         os.makedirs(spool, exist_ok=True)
         processes.start(f"cardinald-bouncer-{mode}", [
@@ -1005,11 +1060,18 @@ def main():
     if os.geteuid() != 0:
         sys.exit("ha: needs root (the postgres user for the nodes, nftables for the network cut)")
 
+    timed_out = threading.Event()
+
     def stop_on_signal(signum, _frame):
-        raise Stopped(f"ha: stopped by signal {signum}")
+        raise Stopped(f"stopped by signal {signum}" + (f" after HA_TIMEOUT ({TIMEOUT:g} s)" if timed_out.is_set()
+                                                       else ""))
+
+    def time_out():
+        timed_out.set()
+        os.kill(os.getpid(), signal.SIGTERM)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop_on_signal)
-    watchdog = threading.Timer(TIMEOUT, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    watchdog = threading.Timer(TIMEOUT, time_out)
     watchdog.daemon = True
     watchdog.start()
 
@@ -1031,10 +1093,11 @@ def main():
             start_daemon(name)
         start_haproxy()
         seeded = seed(key, 2000, "seed")
-        say(f"seeded {seeded:,} events through HAProxy; taking a full backup")
-        started = time.time()
-        backrest("backup", "--type=full")
-        say(f"full backup in {time.time() - started:.1f} s")
+        say(f"seeded {seeded:,} events through HAProxy")
+        if "restore" not in SKIP:
+            started = time.time()
+            backrest("backup", "--type=full")
+            say(f"full backup in {time.time() - started:.1f} s")
         for name in FAULTS:
             say(f"fault {name} …")
             try:
@@ -1060,6 +1123,8 @@ def main():
                 say(line)
     except (RuntimeError, SystemExit, subprocess.SubprocessError, OSError) as error:
         failures.append(f"stopped early: {error}")
+    except Stopped as error:
+        failures.append(str(error))
     finally:
         teardown()
         watchdog.cancel()
@@ -1069,6 +1134,7 @@ def main():
     for failure in failures:
         print("FAILED:", failure)
     failed = failures or any(r.get("lost") or r.get("duplicated") or r["failures"] for r in rows)
+    say(f"{'FAILED' if failed else 'passed'} in {time.time() - STARTED:.0f} s")
     sys.exit(1 if failed else 0)
 
 
