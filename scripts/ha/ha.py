@@ -35,9 +35,10 @@ or when no event was acknowledged between a fault and the recovery (the load did
 started here is stopped at the end, on SIGINT/SIGTERM, and after HA_TIMEOUT seconds (1800) whatever happens.
 
 HA_SMOKE=1 (`make ha-smoke`, the last step of `make test`, on the debug build) changes the defaults to a short run
-of the same code: in .data/ha-smoke, on the ports above plus HA_PORT_OFFSET = 100 × (1 + CARDINAL_PG_PORT mod 9)
-(each checkout has its own CARDINAL_PG_PORT), 2 clients, the switchover only (the cheapest fault that moves the
-primary), the standby reads; no full backup, restore or pgbouncer; HA_TIMEOUT 600. Each knob still overrides.
+of the same code: in .data/ha-smoke, on the ports above plus HA_PORT_OFFSET = −30000 + 100 × (1 + CARDINAL_PG_PORT
+mod 9) (below the ephemeral range; each checkout has its own CARDINAL_PG_PORT), 2 clients, the switchover only
+(the cheapest fault that moves the primary), the standby reads; no full backup, restore or pgbouncer; HA_TIMEOUT
+600. Each knob still overrides.
 
 Environment: BIN_DIR (set by the Makefile: the release binaries, the debug ones for the smoke), HA_FAULTS
 (comma-separated), HA_CLIENTS (3), HA_BATCH (50), HA_PATRONI_RESTART_SECONDS, HA_CUT_SECONDS, HA_TIMEOUT, HA_SKIP
@@ -72,8 +73,11 @@ CONF, RUN, LOG = os.path.join(HA, "conf"), os.path.join(HA, "run"), os.path.join
 PG_BIN = "/usr/lib/postgresql/15/bin"
 # Every port below is the one of the configuration files in scripts/ha/ plus HA_PORT_OFFSET (0), which render() adds
 # in the rendered files too: another offset runs the same topology beside one on the files' ports.
+# The smoke's ports lie below the kernel's ephemeral range (32768–60999): inside it, a connection open before the run
+# reserved its ports (make test opens thousands) can hold one as its source port, and a node that cannot bind it
+# never becomes a working replica.
 PORT_OFFSET = int(os.environ.get("HA_PORT_OFFSET")
-                  or (100 * (1 + int(os.environ.get("CARDINAL_PG_PORT") or "54329") % 9) if SMOKE else 0))
+                  or (-30000 + 100 * (1 + int(os.environ.get("CARDINAL_PG_PORT") or "54329") % 9) if SMOKE else 0))
 P = PORT_OFFSET
 ETCD_PORT, ETCD_PEER_PORT = 52379 + P, 52380 + P
 NODES = {"pg1": (55431 + P, 58008 + P), "pg2": (55432 + P, 58009 + P), "pg3": (55433 + P, 58010 + P)}
@@ -385,10 +389,14 @@ def prepare():
         render(name)
     with open(os.path.join(CONF, "pgbouncer-users.txt"), "w") as f:
         f.write('"postgres" ""\n')
+    # Bound as the nodes will bind them (SO_REUSEADDR): this finds a listener and a connection's source port alike.
     for port in all_ports():
         with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                raise SystemExit(f"ha: port {port} is taken; stop what listens on it (ss -ltnp 'sport = {port}')")
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError as error:
+                raise SystemExit(f"ha: port {port} is taken ({error.strerror}); see ss -tanp 'sport = {port}'")
 
 
 def start_etcd():
@@ -626,7 +634,7 @@ def rolling_restart(case):
 
 
 # Named after the offset, so that a run on other ports never deletes the table of another's network cut.
-NFT_TABLE = "cardinal_ha" + (f"_{PORT_OFFSET}" if PORT_OFFSET else "")
+NFT_TABLE = "cardinal_ha" + (f"_{PORT_OFFSET}".replace("-", "minus_") if PORT_OFFSET else "")
 
 
 def delete_nft_table():
