@@ -9,14 +9,18 @@ public enum ControlStatistics {
     /// The two-sided 95% normal quantile Φ⁻¹(0.975) ≈ 1.959964 that every interval here uses.
     public static let z95 = Distributions.normalQuantile(0.975)
 
+    /// The 95% confidence sequence of the always-valid numbers, with GrowthBook's tuning (see
+    /// ``ConfidenceSequence/tuning``).
+    static let sequence = ConfidenceSequence()
+
     /// Compares one variant with control.
     ///
     /// - Parameters:
     ///   - variant: Matured users and converters of the variant.
     ///   - control: Matured users and converters of control.
-    /// - Returns: The comparison, with ``VariantComparison/pValueHolm`` left `nil` because the adjustment needs
-    ///   the other variants (see ``compareAll(variants:control:)``). Fields that are undefined for these counts
-    ///   are `nil`, as documented on ``VariantComparison``.
+    /// - Returns: The comparison, with ``VariantComparison/pValueHolm`` and ``AlwaysValidComparison/pValueHolm``
+    ///   left `nil` because the adjustment needs the other variants (see ``compareAll(variants:control:)``).
+    ///   Fields that are undefined for these counts are `nil`, as documented on ``VariantComparison``.
     public static func compare(variant: ArmCounts, control: ArmCounts) -> VariantComparison {
         guard let variantRate = variant.rate, let controlRate = control.rate else { return VariantComparison() }
         let difference = variantRate - controlRate
@@ -30,7 +34,8 @@ public enum ControlStatistics {
             pValue: z.map { TwoProportionZTest.twoSidedPValue(z: $0) },
             pValueHolm: nil,
             confidence: z.map { Distributions.normalCDF($0) },
-            chanceToBeatControl: ChanceToBeatControl.probability(variant: variant, control: control)
+            chanceToBeatControl: ChanceToBeatControl.probability(variant: variant, control: control),
+            alwaysValid: AlwaysValidComparison.compare(variant: variant, control: control, sequence: sequence)
         )
     }
 
@@ -44,8 +49,10 @@ public enum ControlStatistics {
     public static func compareAll(variants: [ArmCounts], control: ArmCounts) -> [VariantComparison] {
         var comparisons = variants.map { compare(variant: $0, control: control) }
         let adjusted = holm(comparisons.map(\.pValue))
+        let adjustedAlwaysValid = holm(comparisons.map(\.alwaysValid.pValue))
         for index in comparisons.indices {
             comparisons[index].pValueHolm = adjusted[index]
+            comparisons[index].alwaysValid.pValueHolm = adjustedAlwaysValid[index]
         }
         return comparisons
     }
@@ -66,9 +73,11 @@ public enum ControlStatistics {
     public static func compareAll(events: [(variants: [ArmCounts], control: ArmCounts)]) -> [[VariantComparison]] {
         var comparisons = events.map { event in event.variants.map { compare(variant: $0, control: event.control) } }
         var adjusted = holm(comparisons.flatMap { $0.map(\.pValue) })[...]
+        var adjustedAlwaysValid = holm(comparisons.flatMap { $0.map(\.alwaysValid.pValue) })[...]
         for event in comparisons.indices {
             for variant in comparisons[event].indices {
                 comparisons[event][variant].pValueHolm = adjusted.removeFirst()
+                comparisons[event][variant].alwaysValid.pValueHolm = adjustedAlwaysValid.removeFirst()
             }
         }
         return comparisons

@@ -44,6 +44,8 @@ public struct VariantComparison: Sendable, Equatable {
     public var confidence: Double?
     /// P(p_variant > p_control) under uniform-prior Beta posteriors, computed exactly.
     public var chanceToBeatControl: Double?
+    /// The always-valid interval and p-value beside the fixed-horizon ones above.
+    public var alwaysValid: AlwaysValidComparison
 
     /// Creates a comparison; every field defaults to `nil` (undefined).
     public init(
@@ -55,7 +57,8 @@ public struct VariantComparison: Sendable, Equatable {
         pValue: Double? = nil,
         pValueHolm: Double? = nil,
         confidence: Double? = nil,
-        chanceToBeatControl: Double? = nil
+        chanceToBeatControl: Double? = nil,
+        alwaysValid: AlwaysValidComparison = AlwaysValidComparison()
     ) {
         self.difference = difference
         self.differenceCI95 = differenceCI95
@@ -66,5 +69,6 @@ public struct VariantComparison: Sendable, Equatable {
         self.pValueHolm = pValueHolm
         self.confidence = confidence
         self.chanceToBeatControl = chanceToBeatControl
+        self.alwaysValid = alwaysValid
     }
 }

@@ -1,0 +1,25 @@
+/// Which numbers decide that a variant differs "significantly" from control: the fixed-horizon ones, valid for
+/// a single look at a sample fixed in advance, or the always-valid ones, valid however often the report is read.
+///
+/// The default is ``sequential``: the control report runs every night and is read every morning, and with daily
+/// looks over a month the fixed-horizon p-value falls below 0.05 on some day for about a quarter of campaigns
+/// that have no effect at all (`make experiment-simulation`); the always-valid p-value keeps that share under
+/// 5 %. The price is a wider interval (about 1.5 to 1.9 times as wide), so a real effect takes longer to show.
+public enum SignificanceRule: String, Sendable, CaseIterable {
+    /// Holm-adjusted fixed-horizon p-value (pooled z-test) below 0.05.
+    case fixed
+    /// Holm-adjusted always-valid p-value (confidence sequence) below 0.05.
+    case sequential
+
+    /// The level both rules compare their p-value with.
+    public static let level = 0.05
+
+    /// Whether `comparison` is significant under this rule; `nil` when the p-value it needs is undefined.
+    public func isSignificant(_ comparison: VariantComparison) -> Bool? {
+        let pValue = switch self {
+        case .fixed: comparison.pValueHolm
+        case .sequential: comparison.alwaysValid.pValueHolm
+        }
+        return pValue.map { $0 < Self.level }
+    }
+}
