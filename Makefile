@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test property run bench fold-profile soak faults ha ha-smoke flaky fuzz schemathesis clean
+.PHONY: all deps db db-stop build release install migrate test gbstats property run bench fold-profile soak faults ha ha-smoke flaky fuzz schemathesis clean
 
 all: build
 
@@ -42,15 +42,22 @@ migrate: build db
 	@"$(BIN_DIR)/cardinal" migrate --database-url "$(DB_URL)"
 
 # Unit, integration and end-to-end tests. Integration and end-to-end tests read the private cluster's
-# address from CARDINAL_TEST_DATABASE_URL and the built binaries from CARDINAL_BIN_DIR. Then, as root, the smoke of
+# address from CARDINAL_TEST_DATABASE_URL and the built binaries from CARDINAL_BIN_DIR; the comparison with
+# GrowthBook's engine reads CARDINAL_GBSTATS_PYTHON, the virtualenv scripts/gbstats/install.sh keeps in
+# .build/gbstats (gbstats from PyPI, installed on first use). Then, as root, the smoke of
 # `make ha` (ha-smoke below); a normal user's run says it left it out, and TEST_HA_SMOKE=0 leaves it out too.
 TEST_HA_SMOKE ?= 1
-test: build db
+test: build db gbstats
 	CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \
+		CARDINAL_GBSTATS_PYTHON="$$(scripts/gbstats/install.sh)" \
 		$(SWIFT) test -c $(CONFIG) $(SWIFT_FLAGS)
 	@if [ "$(TEST_HA_SMOKE)" != 1 ]; then echo "test: ha-smoke left out (TEST_HA_SMOKE=$(TEST_HA_SMOKE))" >&2; \
 	elif [ "$$(id -u)" -ne 0 ]; then echo "test: ha-smoke left out: it needs root (sudo make ha-smoke)" >&2; \
 	else $(HA_SMOKE_RUN); fi
+
+# GrowthBook's stats engine for the comparison tests, in .build/gbstats/venv (installed on first use).
+gbstats: deps
+	@scripts/gbstats/install.sh >/dev/null
 
 # The property tests (state-backed reports against their reference over raw events) on PROPERTY_WORKLOADS random
 # workloads (1000; make test runs 140): the longer run to make after changing report SQL.
@@ -114,9 +121,10 @@ ha-smoke: build
 
 # The whole suite FLAKY_RUNS times (20) under a FLAKY_CPU_LOAD % (60) CPU load from stress-ng: lists the runs
 # that failed and keeps their logs in .data/flaky/ (see scripts/flaky.sh). Takes FLAKY_RUNS × a test run.
-flaky: build db
+flaky: build db gbstats
 	@CARDINAL_DEPS_FLAKY=1 scripts/deps.sh
 	@CARDINAL_TEST_DATABASE_URL="$(ADMIN_DB_URL)" CARDINAL_BIN_DIR="$(BIN_DIR)" \
+		CARDINAL_GBSTATS_PYTHON="$$(scripts/gbstats/install.sh)" \
 		SWIFT_TEST_FLAGS="-c $(CONFIG) $(SWIFT_FLAGS)" scripts/flaky.sh
 
 # libFuzzer with AddressSanitizer (leaks included) over the batch decoder and validator (JSON, NDJSON), gzip

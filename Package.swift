@@ -76,6 +76,11 @@ let package = Package(
                     dependencies: ["CardinalReports", "CardinalStore", "CardinalCore", "PostgresClient", "TestSupport"],
                     swiftSettings: strictSettings),
 
+        // The control report's statistics against GrowthBook's gbstats: need CARDINAL_GBSTATS_PYTHON, the
+        // virtualenv of scripts/gbstats/install.sh.
+        .testTarget(name: "GrowthBookComparisonTests", dependencies: ["CardinalReports", "TestSupport"],
+                    exclude: ["gbstats_engine.py"], swiftSettings: strictSettings),
+
         // End-to-end tests: the built `cardinald` and `cardinal` binaries against the private PostgreSQL.
         .testTarget(name: "EndToEndTests", dependencies: ["CardinalCore", "PostgresClient", "TestSupport", "Gzip"],
                     exclude: ["Snapshots"], swiftSettings: strictSettings),

@@ -6,8 +6,9 @@ set -euo pipefail
 # systemd: its systemd-analyze checks the installed units in the install test (the daemon needs no systemd).
 # chromium: the report pages' test opens them in a real, headless browser.
 # prometheus: the dashboard test evaluates every PromQL expression of Dashboards/ against a real Prometheus.
+# python3-venv: the virtualenv of GrowthBook's gbstats, which the statistics are compared with (scripts/gbstats).
 packages=(pkg-config libpq-dev libmicrohttpd-dev zlib1g-dev postgresql postgresql-contrib curl ca-certificates systemd
-          chromium prometheus)
+          chromium prometheus python3-venv)
 if [[ "${CARDINAL_DEPS_BENCH:-0}" == 1 ]]; then
     packages+=(wrk)
 fi
