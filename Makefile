@@ -14,7 +14,7 @@ RELEASE_BIN_DIR = $(shell $(SWIFT) build -c release --show-bin-path)
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
-.PHONY: all deps db db-stop build release install migrate test gbstats property run bench fold-profile soak faults ha ha-smoke flaky fuzz schemathesis clean
+.PHONY: all deps db db-stop build release install migrate test gbstats experiment-simulation property run bench fold-profile soak faults ha ha-smoke flaky fuzz schemathesis clean
 
 all: build
 
@@ -58,6 +58,15 @@ test: build db gbstats
 # GrowthBook's stats engine for the comparison tests, in .build/gbstats/venv (installed on first use).
 gbstats: deps
 	@scripts/gbstats/install.sh >/dev/null
+
+# A/A experiments read daily for SIMULATION_DAYS (30), SIMULATION_EXPERIMENTS (2000) of them with
+# SIMULATION_DAILY_USERS (200) per arm and day at SIMULATION_RATE (0.1): the share ever called significant by the
+# fixed-horizon and the always-valid numbers, then the intervals' coverage and the share detected under a true
+# lift of SIMULATION_LIFT (0.1). Not part of `make test` (about a minute); fails when the always-valid share of
+# false positives is above 5 % (docs/experiment-statistics.md).
+experiment-simulation: deps
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS) --product experiment-simulation
+	@"$(BIN_DIR)/experiment-simulation"
 
 # The property tests (state-backed reports against their reference over raw events) on PROPERTY_WORKLOADS random
 # workloads (1000; make test runs 140): the longer run to make after changing report SQL.
