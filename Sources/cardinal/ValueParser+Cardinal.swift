@@ -64,3 +64,16 @@ extension ValueParser where Value == [String] {
         }
     }
 }
+
+extension ValueParser where Value == Double {
+    /// A relative lift, as a fraction (`0.1`) or a percentage (`10%`); 0 has nothing to detect.
+    static var relativeLift: Self {
+        Self(expectation: "expected a lift other than 0, as a fraction (0.1) or a percentage (10%)") { text in
+            let percent = text.hasSuffix("%")
+            guard let number = Double(percent ? String(text.dropLast()) : text), number.isFinite, number != 0,
+                  number > (percent ? -100 : -1)
+            else { return nil }
+            return percent ? number / 100 : number
+        }
+    }
+}

@@ -35,11 +35,11 @@ extension ControlReport {
     public var json: JSONValue {
         ReportJSON.object([
             ("report", .string("control")),
-            ("campaigns", .array(campaigns.map(Self.campaignJSON))),
+            ("campaigns", .array(campaigns.map(campaignJSON))),
         ])
     }
 
-    private static func campaignJSON(_ campaign: ControlCampaign) -> JSONValue {
+    private func campaignJSON(_ campaign: ControlCampaign) -> JSONValue {
         let srm: JSONValue = campaign.sampleRatio.check.map { check in
             ReportJSON.object([
                 ("chi2", ReportJSON.number(check.chi2)),
@@ -54,8 +54,8 @@ extension ControlReport {
             ("conversion_event", ReportJSON.string(campaign.conversionEvent)),
             ("window_days", ReportJSON.number(campaign.window.days)),
             ("as_of", .string(ReportText.timestamp(campaign.asOf))),
-            ("arms", .array(campaign.arms.map(armJSON))),
-            ("comparisons", .array(campaign.comparisons.map(comparisonJSON))),
+            ("arms", .array(campaign.arms.map(Self.armJSON))),
+            ("comparisons", .array(comparisonsJSON(campaign.comparisons, arms: campaign.arms, window: campaign.window))),
             ("srm", srm),
             ("srm_split_source", .string(campaign.splitSource.rawValue)),
             ("srm_expected_split", campaign.expectedSplit.map { split in
@@ -67,8 +67,9 @@ extension ControlReport {
                 ReportJSON.object([
                     ("ordinal", ReportJSON.integer(conversion.ordinal)),
                     ("conversion_event", .string(conversion.conversionEvent)),
-                    ("arms", .array(conversion.arms.map(armJSON))),
-                    ("comparisons", .array(conversion.comparisons.map(comparisonJSON))),
+                    ("arms", .array(conversion.arms.map(Self.armJSON))),
+                    ("comparisons", .array(comparisonsJSON(conversion.comparisons, arms: conversion.arms,
+                                                           window: campaign.window))),
                 ])
             })),
         ])
@@ -84,20 +85,44 @@ extension ControlReport {
         ])
     }
 
-    private static func comparisonJSON(_ comparison: ControlComparison) -> JSONValue {
-        let statistics = comparison.statistics
-        return ReportJSON.object([
-            ("variant_id", ReportJSON.string(comparison.variantID)),
-            ("difference", ReportJSON.number(statistics.difference)),
-            ("difference_ci95", intervalJSON(statistics.differenceCI95)),
-            ("relative_lift", ReportJSON.number(statistics.relativeLift)),
-            ("relative_lift_ci95", intervalJSON(statistics.relativeLiftCI95)),
-            ("z", ReportJSON.number(statistics.z)),
-            ("p_value", ReportJSON.number(statistics.pValue)),
-            ("p_value_holm", ReportJSON.number(statistics.pValueHolm)),
-            ("confidence", ReportJSON.number(statistics.confidence)),
-            ("chance_to_beat_control", ReportJSON.number(statistics.chanceToBeatControl)),
-        ])
+    /// Each comparison with its always-valid numbers, the verdict of ``significance`` and the power figures of
+    /// its variant among `arms`.
+    private func comparisonsJSON(_ comparisons: [ControlComparison], arms: [ControlArm], window: ConversionWindow)
+        -> [JSONValue]
+    {
+        let control = arms.first(where: \.control)
+        return comparisons.map { comparison -> JSONValue in
+            let statistics = comparison.statistics
+            let arm = arms.first { !$0.control && $0.variantID == comparison.variantID }
+            let figures: ExperimentPower? = arm.flatMap { self.power(of: $0, against: control, window: window) }
+            let significant: JSONValue = significance.isSignificant(statistics).map { .bool($0) } ?? .null
+            return ReportJSON.object([
+                ("variant_id", ReportJSON.string(comparison.variantID)),
+                ("difference", ReportJSON.number(statistics.difference)),
+                ("difference_ci95", Self.intervalJSON(statistics.differenceCI95)),
+                ("relative_lift", ReportJSON.number(statistics.relativeLift)),
+                ("relative_lift_ci95", Self.intervalJSON(statistics.relativeLiftCI95)),
+                ("z", ReportJSON.number(statistics.z)),
+                ("p_value", ReportJSON.number(statistics.pValue)),
+                ("p_value_holm", ReportJSON.number(statistics.pValueHolm)),
+                ("confidence", ReportJSON.number(statistics.confidence)),
+                ("chance_to_beat_control", ReportJSON.number(statistics.chanceToBeatControl)),
+                ("always_valid", ReportJSON.object([
+                    ("difference_ci95", Self.intervalJSON(statistics.alwaysValid.differenceInterval)),
+                    ("relative_lift_ci95", Self.intervalJSON(statistics.alwaysValid.relativeLiftInterval)),
+                    ("p_value", ReportJSON.number(statistics.alwaysValid.pValue)),
+                    ("p_value_holm", ReportJSON.number(statistics.alwaysValid.pValueHolm)),
+                ])),
+                ("significance", .string(significance.rawValue)),
+                ("significant", significant),
+                ("power", ReportJSON.object([
+                    ("minimum_detectable_difference", ReportJSON.number(figures?.minimumDetectableDifference)),
+                    ("minimum_detectable_lift", ReportJSON.number(figures?.minimumDetectableLift)),
+                    ("target_lift", ReportJSON.number(targetLift)),
+                    ("days_to_target", ReportJSON.number(figures?.daysToTarget)),
+                ])),
+            ])
+        }
     }
 
     /// `[lower, upper]`, or `null`.
@@ -116,25 +141,30 @@ extension ControlReport {
         header += style.intervalHeader("relative_lift_ci95")
         header += ["z", "p_value", "p_value_holm", "confidence", "chance_to_beat_control", "srm_p_value", "srm_mismatch",
                    "srm_split"]
+        header += style.intervalHeader("always_valid_difference_ci95")
+        header += style.intervalHeader("always_valid_lift_ci95")
+        header += ["always_valid_p_value", "always_valid_p_value_holm", "significant", "mde", "mde_lift",
+                   "days_to_target_lift"]
         var rows: [[String?]] = []
         for campaign in campaigns {
             for arm in campaign.arms {
-                rows.append(Self.cells(arm: arm, event: campaign.conversionEvent, comparisons: campaign.comparisons,
-                                       of: campaign, style: style))
+                rows.append(cells(arm: arm, event: campaign.conversionEvent, comparisons: campaign.comparisons,
+                                  arms: campaign.arms, of: campaign, style: style))
             }
             for conversion in campaign.furtherConversions {
                 for arm in conversion.arms {
-                    rows.append(Self.cells(arm: arm, event: conversion.conversionEvent,
-                                           comparisons: conversion.comparisons, of: campaign, style: style))
+                    rows.append(cells(arm: arm, event: conversion.conversionEvent,
+                                      comparisons: conversion.comparisons, arms: conversion.arms, of: campaign,
+                                      style: style))
                 }
             }
         }
         return TextTable(header: header, rows: rows)
     }
 
-    private static func cells(
-        arm: ControlArm, event: String?, comparisons: [ControlComparison], of campaign: ControlCampaign,
-        style: CellStyle
+    private func cells(
+        arm: ControlArm, event: String?, comparisons: [ControlComparison], arms: [ControlArm],
+        of campaign: ControlCampaign, style: CellStyle
     ) -> [String?] {
         let statistics: VariantComparison? = arm.control
             ? nil : comparisons.first { $0.variantID == arm.variantID }?.statistics
@@ -155,6 +185,15 @@ extension ControlReport {
         cells.append(style.statistic(check?.pValue))
         cells.append(check.map { $0.mismatch ? "true" : "false" })
         cells.append(campaign.splitSource.rawValue)
+        cells += style.interval(statistics?.alwaysValid.differenceInterval)
+        cells += style.interval(statistics?.alwaysValid.relativeLiftInterval)
+        cells.append(style.statistic(statistics?.alwaysValid.pValue))
+        cells.append(style.statistic(statistics?.alwaysValid.pValueHolm))
+        cells.append(statistics.flatMap(significance.isSignificant).map { $0 ? "true" : "false" })
+        let figures = power(of: arm, against: arms.first(where: \.control), window: campaign.window)
+        cells.append(style.rate(figures?.minimumDetectableDifference))
+        cells.append(style.rate(figures?.minimumDetectableLift))
+        cells.append(style.statistic(figures?.daysToTarget))
         return cells
     }
 }

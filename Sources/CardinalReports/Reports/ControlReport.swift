@@ -13,12 +13,22 @@ public struct ControlReport: Sendable, Equatable {
     /// ``ControlCampaign/isControlExperiment``); the renderings show the experiments, the sample ratio
     /// findings come from all.
     public var allCampaigns: [ControlCampaign]
+    /// Which numbers decide `significant` (`--significance`; a per-campaign setting needs a column in
+    /// `cardinal.campaign_settings` first).
+    public var significance: SignificanceRule
+    /// The relative lift the power figures plan for (`--target-lift`), if any.
+    public var targetLift: Double?
 
     /// Creates a report from campaigns already built.
-    public init(scope: ReportScope, asOf: Date, allCampaigns: [ControlCampaign]) {
+    public init(
+        scope: ReportScope, asOf: Date, allCampaigns: [ControlCampaign], significance: SignificanceRule = .sequential,
+        targetLift: Double? = nil
+    ) {
         self.scope = scope
         self.asOf = asOf
         self.allCampaigns = allCampaigns
+        self.significance = significance
+        self.targetLift = targetLift
     }
 
     /// The campaigns the report is about: those with a conversion goal or a control arm.
@@ -31,14 +41,19 @@ public struct ControlReport: Sendable, Equatable {
     ///   - conversion: The conversion event for every campaign, instead of each one's setting; it replaces all
     ///     of a campaign's conversion events, so the report then has no further ones.
     ///   - window: The conversion window for every campaign and conversion event, instead of each one's setting.
+    ///   - significance: Which numbers decide `significant`.
+    ///   - targetLift: The relative lift the power figures plan for, if any.
     /// - Throws: `PostgresError`, ``ReportDecodingError``.
     public static func run(
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
-        window: ConversionWindow? = nil
+        window: ConversionWindow? = nil, significance: SignificanceRule = .sequential, targetLift: Double? = nil
     ) throws -> ControlReport {
-        try session.inOneSnapshot {
+        var report = try session.inOneSnapshot {
             try computed(session: session, scope: scope, asOf: asOf, conversion: conversion, window: window)
         }
+        report.significance = significance
+        report.targetLift = targetLift
+        return report
     }
 
     private static func computed(

@@ -13,7 +13,9 @@ struct ReportControlCommand: ConversionReportCommand {
         (campaigns set --conversions) is compared; Holm adjusts the primary over the variants and \
         the others over every variant and further event together. --canvas reports a canvas \
         instead (its variants and control over all its steps); its settings are those set with \
-        'campaigns set --campaign <canvas id>', its report days the app's.
+        'campaigns set --campaign <canvas id>', its report days the app's. Beside the fixed-horizon \
+        numbers each variant gets always-valid ones (a 95% confidence sequence and its p-value) and \
+        the minimum detectable effect at today's sample.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -29,6 +31,15 @@ struct ReportControlCommand: ConversionReportCommand {
     let format = CommonOptions.format
     let failOn = ReportOptions.failOn
     let includeTest = ReportOptions.includeTest
+    let significance = RequiredOption(
+        "significance", help: "Which p-value (Holm-adjusted, < 0.05) makes a variant significant: sequential "
+            + "(always-valid, right however often the report is read) or fixed (fixed-horizon, one look).",
+        valueName: "rule", default: SignificanceRule.sequential.rawValue, parser: .oneOf(SignificanceRule.self)
+    )
+    let targetLift = Option(
+        "target-lift", help: "Estimate the days still needed to detect this relative lift, e.g. 0.1 or 10%.",
+        valueName: "lift", parser: .relativeLift
+    )
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
         var scope = try parsed.scope()
@@ -41,7 +52,8 @@ struct ReportControlCommand: ConversionReportCommand {
         }
         let report = try ControlReport.run(
             session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
-            conversion: parsed.conversion, window: parsed.window
+            conversion: parsed.conversion, window: parsed.window, significance: parsed.significance,
+            targetLift: parsed.targetLift
         )
         for campaign in report.campaigns where campaign.conversionEvent == nil {
             let source = campaign.isCanvas ? "canvas" : "campaign"
