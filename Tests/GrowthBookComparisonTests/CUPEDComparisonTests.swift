@@ -8,10 +8,8 @@ import Testing
 @Suite struct CUPEDComparisonTests {
     @Test("θ and the adjusted difference and lift are gbstats' to 1e-12")
     func estimates() throws {
-        let cases = ComparisonCases.cuped()
-        let results = try GrowthBookEngine.cuped()
-        for (arms, gbstats) in zip(cases, results) {
-            let cardinal = try #require(CUPEDEstimator.compare(variant: arms.variant, control: arms.control))
+        for (arms, comparison, gbstats) in try GrowthBookEngine.cuped() {
+            let cardinal = try #require(comparison, "\(arms)")
             expectClose(cardinal.theta, gbstats.absolute.theta, tolerance: 1e-12, "θ")
             expectClose(cardinal.difference, gbstats.absolute.fixed.estimate, tolerance: 1e-12, "difference")
             expectClose(cardinal.relativeLift, gbstats.relative.fixed.estimate, tolerance: 1e-12, "lift")
@@ -20,10 +18,8 @@ import Testing
 
     @Test("The adjusted intervals and p-value are gbstats' up to the t quantile")
     func intervalsAndPValue() throws {
-        let cases = ComparisonCases.cuped()
-        let results = try GrowthBookEngine.cuped()
-        for (arms, gbstats) in zip(cases, results) {
-            let cardinal = try #require(CUPEDEstimator.compare(variant: arms.variant, control: arms.control))
+        for (arms, comparison, gbstats) in try GrowthBookEngine.cuped() {
+            let cardinal = try #require(comparison, "\(arms)")
             expectClose(cardinal.differenceCI95, gbstats.absolute.fixed.ci, tolerance: 2e-5, "difference")
             expectClose(cardinal.relativeLiftCI95, gbstats.relative.fixed.ci, tolerance: 1e-4, "lift")
             expectClose(cardinal.pValue, gbstats.absolute.fixed.pValue, tolerance: 1e-4, "p")
@@ -32,10 +28,8 @@ import Testing
 
     @Test("The variance removed is substantial when the covariate predicts the metric")
     func varianceReduction() throws {
-        let cases = ComparisonCases.cuped()
-        let results = try GrowthBookEngine.cuped()
-        for (arms, gbstats) in zip(cases, results) {
-            let cardinal = try #require(CUPEDEstimator.compare(variant: arms.variant, control: arms.control))
+        for (arms, comparison, gbstats) in try GrowthBookEngine.cuped() {
+            let cardinal = try #require(comparison, "\(arms)")
             // gbstats' standard error is that of the adjusted estimator; the unadjusted one is Cardinal's own
             // standard error of y alone, so the reduction is checked through the adjusted variance.
             let adjustedStandardError = try #require(cardinal.differenceCI95).upper - cardinal.difference

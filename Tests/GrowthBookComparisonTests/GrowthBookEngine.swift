@@ -43,14 +43,22 @@ enum GrowthBookEngine {
         let description: String
     }
 
-    /// gbstats' results for ``ComparisonCases/proportions``, in order.
-    static func proportions() throws -> [Result] {
-        try proportionResults.get()
+    /// Each case of ``ComparisonCases/proportions`` with Cardinal's comparison (Holm over the one variant) and
+    /// gbstats' result.
+    static func proportions() throws -> [(arms: String, cardinal: VariantComparison, gbstats: Result)] {
+        zip(ComparisonCases.proportions, try proportionResults.get()).map { arms, gbstats in
+            ("\(arms.variant) against \(arms.control)",
+             ControlStatistics.compareAll(variants: [arms.variant], control: arms.control)[0], gbstats)
+        }
     }
 
-    /// gbstats' results for ``ComparisonCases/cuped()``, in order.
-    static func cuped() throws -> [Result] {
-        try cupedResults.get()
+    /// Each case of ``ComparisonCases/cuped()`` with its arms, Cardinal's CUPED comparison and gbstats' result.
+    static func cuped() throws
+        -> [(arms: (variant: CovariateSums, control: CovariateSums), cardinal: CUPEDComparison?, gbstats: Result)]
+    {
+        zip(ComparisonCases.cuped(), try cupedResults.get()).map { arms, gbstats in
+            (arms, CUPEDEstimator.compare(variant: arms.variant, control: arms.control), gbstats)
+        }
     }
 
     // Globals and static lets are initialised once, lazily and thread-safely, however many tests ask at once.
