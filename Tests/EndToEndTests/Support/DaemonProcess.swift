@@ -88,13 +88,19 @@ final class DaemonProcess: Sendable {
         }
     }
 
-    /// Waits until the daemon ends; a generous bound only keeps a broken daemon from hanging the suite.
+    /// Waits until the daemon ends and everything it wrote has been read; a generous bound only keeps a
+    /// broken daemon from hanging the suite.
+    ///
+    /// The exit is noticed by `waitpid`, and the pipes are read by threads of their own: without waiting for
+    /// their end, the last lines (the shutdown's summaries) may not have been read yet.
     /// - Throws: when it is still running after `timeout`.
     func waitForExit(timeout: Duration = .seconds(120)) throws -> ChildProcess.Termination {
         guard let termination = child.waitForExit(timeout: timeout) else {
             throw SetupFailure(
                 description: "cardinald still runs after \(timeout); its standard error:\n\(standardError)")
         }
+        child.standardOutput.waitForEnd(timeout: .seconds(30))
+        child.standardError.waitForEnd(timeout: .seconds(30))
         return termination
     }
 
