@@ -45,6 +45,9 @@ public struct ControlCampaign: Sendable, Equatable {
     public var sampleRatioSkipped: String?
     /// Users left out of every arm for being exposed to several.
     public var usersInSeveralArms: Int
+    /// The pre-exposure window of CUPED's covariate; `nil` when the campaign has no covariate sums (no conversion
+    /// event, or no matured user).
+    public var cupedWindow: CUPEDWindow? = nil
 
     /// Whether the campaign belongs in the control report: it has a conversion goal or a control arm (observed
     /// or expected). The sample ratio check runs on every campaign regardless.

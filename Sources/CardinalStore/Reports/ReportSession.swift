@@ -79,6 +79,14 @@ public struct ReportSession {
         try ControlArmConversionsQuery(connection: connection).run(scope, asOf: asOf, window: window)
     }
 
+    /// CUPED's sums per arm (see ``ControlArmCovariatesQuery/run(_:asOf:conversion:window:)``).
+    public func controlArmCovariates(
+        _ scope: ReportScope, asOf: Date, conversion: String? = nil, window: ConversionWindow? = nil
+    ) throws -> [ControlArmCovariateRow] {
+        try ControlArmCovariatesQuery(connection: connection).run(scope, asOf: asOf, conversion: conversion,
+                                                                  window: window)
+    }
+
     /// The users sent to per arm of each campaign (see ``SendArmsQuery/run(_:)``).
     public func sendArms(_ scope: ReportScope) throws -> [SendArmRow] {
         try SendArmsQuery(connection: connection).run(scope)

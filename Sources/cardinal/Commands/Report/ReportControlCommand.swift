@@ -53,7 +53,7 @@ struct ReportControlCommand: ConversionReportCommand {
         let report = try ControlReport.run(
             session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
             conversion: parsed.conversion, window: parsed.window, significance: parsed.significance,
-            targetLift: parsed.targetLift
+            targetLift: parsed.targetLift, cuped: true
         )
         for campaign in report.campaigns where campaign.conversionEvent == nil {
             let source = campaign.isCanvas ? "canvas" : "campaign"
