@@ -1,8 +1,9 @@
 -- The control report: per campaign (or canvas) and arm, the users first exposed in the report days, those of
 -- them who converted within the window, and the users sent to each arm for the sample ratio check.
 --
--- Entry points: control_arms (one conversion event), control_arm_conversions (every conversion goal) and
--- send_arms. Each picks the state that answers: campaigns without test events read the control counts
+-- Entry points: control_arms (one conversion event), control_arm_conversions (every conversion goal),
+-- control_arm_covariates (CUPED's sums over the users control_arms counts) and send_arms. Each picks the state
+-- that answers: campaigns without test events read the control counts
 -- (control_arms_from_exposures, control_arm_conversions_from_exposures: report_control_exposure_days for the
 -- days wholly matured or wholly unmatured at as_of, the per-user report_control_exposures for the days
 -- between, with the pending events' change; control_exposure_bounds finds those days); canvases, test events
