@@ -882,14 +882,22 @@ create or replace function cardinal.control_arm_covariates(
         sum_xy              bigint,
         canvas_id           text
     )
-    language sql
+    -- PL/pgSQL, as control_arms, so that the query is planned with the arguments' values: the sources they rule
+    -- out are planned away instead of costing every call the planning of all three (a SQL function's body is
+    -- planned without them).
+    language plpgsql
     stable
     -- Hash joins whatever the row estimates (as control_arms_from_user_state); the per-user lookups are
     -- subqueries and lateral scans, which stay nested loops.
     set enable_nestloop = off
     -- Those loops then carry the planner's disable cost, which would pass every JIT threshold.
     set jit = off
+    -- Hashed aggregates too: a sort of the cohort's users took a third of the time.
+    set enable_sort = off
+    set search_path = pg_catalog, pg_temp
 as $function$
+begin
+    return query
     select *
     from cardinal.control_arm_covariates_of_cohort(control_arm_covariates.app, control_arm_covariates.campaign,
                                                    control_arm_covariates.from_date, control_arm_covariates.to_date,
@@ -897,6 +905,7 @@ as $function$
                                                    control_arm_covariates.conversion_window,
                                                    control_arm_covariates.include_test, control_arm_covariates.canvas,
                                                    control_arm_covariates.cuped_window, false);
+end
 $function$;
 alter function cardinal.control_arm_covariates(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval) owner to cardinal_owner;
 grant execute on function cardinal.control_arm_covariates(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval) to cardinal_reader;
@@ -908,9 +917,10 @@ comment on function cardinal.control_arm_covariates(text, text, date, date, time
     'in elapsed time (cuped_window, else campaign_settings.cuped_window, else 14 days): sum_x = Σx, '
     'sum_x_squares = Σx², sum_xy = Σxy. Only campaigns with a conversion event, and arms with matured users. '
     'Campaigns without test events and with their own conversion event read report_control_exposures, the rest '
-    'the per-user state (control_cohort_from_user_state); each user''s x is a lookup of its '
-    'report_conversion_state rows plus its unfolded conversions. control_arm_covariates_reference computes the '
-    'same from raw events; SQL/docs/reports.md defines the columns.';
+    'the per-user state (control_cohort_from_user_state); the users'' report_conversion_state rows are read in '
+    'one primary-key scan of their keys and hashed with their unfolded conversions. '
+    'control_arm_covariates_reference computes the same from raw events; SQL/docs/reports.md defines the '
+    'columns.';
 
 
 -- The covariate sums of a cohort: one body for the report state and the raw events (reference), so that both
@@ -1072,21 +1082,35 @@ as $function$
                        as pre_exposure_window
         ) as window_length
     ),
-    -- The unfolded conversions of the cohort's users in their windows, per user (a hash join with the few
-    -- pending rows).
-    pending_covariates as (
+    -- The report state's conversions of the cohort's users, folded and unfolded: the folded rows in one index
+    -- scan of report_conversion_state's primary key for all the users' keys at once (a probe per key, not a
+    -- scan of the table), the unfolded ones as the few pending rows.
+    conversions as (
+        select v.app_id, v.user_key, v.conversion_name, v.test, v.times
+        from cardinal.report_conversion_state as v
+        where not control_arm_covariates_of_cohort.reference
+          and v.app_id = any(array(select distinct u.app_id from measured_users as u))
+          and v.user_key = any(array(select distinct u.user_key from measured_users as u))
+          and v.conversion_name = any(array(select distinct u.conversion_event from measured_users as u))
+        union all
+        select v.app_id, v.user_key, v.conversion_name, v.test, v.times
+        from cardinal.report_pending_conversion_facts as v
+        where not control_arm_covariates_of_cohort.reference
+          and v.app_id in (select t.app_id from target as t)
+    ),
+    -- Each user's conversions in its window: the users and their conversion rows hashed together.
+    state_covariates as (
         select u.app_id, u.source_id, u.user_key, count(*) as conversions
         from measured_users as u
-        join cardinal.report_pending_conversion_facts as v
+        join conversions as v
             on v.app_id = u.app_id and v.user_key = u.user_key and v.conversion_name = u.conversion_event
         cross join lateral unnest(v.times) as conversion (time)
-        where not control_arm_covariates_of_cohort.reference
-          and (control_arm_covariates_of_cohort.include_test or not v.test)
+        where (control_arm_covariates_of_cohort.include_test or not v.test)
           and conversion.time >= u.window_start and conversion.time < u.exposed_at
         group by u.app_id, u.source_id, u.user_key
     ),
-    -- x per user: its folded conversions, one primary-key lookup of report_conversion_state per user, plus the
-    -- unfolded ones; for the reference, its raw events (identified_events_of_user, by index).
+    -- x per user: from the report state, or for the reference from its raw events (identified_events_of_user,
+    -- by index).
     covariates as (
         select u.app_name, u.source_id, u.conversion_event, u.pre_exposure_window, u.variant_id, u.control,
                u.converted,
@@ -1098,19 +1122,10 @@ as $function$
                      and v.time >= u.window_start
                      and v.time < u.exposed_at
                      and (control_arm_covariates_of_cohort.include_test or not v.test)
-               ) else (
-                   select coalesce(sum((select count(*) from unnest(v.times) as conversion (time)
-                                        where conversion.time >= u.window_start and conversion.time < u.exposed_at)),
-                                   0)
-                   from cardinal.report_conversion_state as v
-                   where v.app_id = u.app_id
-                     and v.user_key = u.user_key
-                     and v.conversion_name = u.conversion_event
-                     and (control_arm_covariates_of_cohort.include_test or not v.test)
-               ) + coalesce(p.conversions, 0) end as x
+               ) else coalesce(c.conversions, 0) end as x
         from measured_users as u
-        left join pending_covariates as p
-            on p.app_id = u.app_id and p.source_id = u.source_id and p.user_key = u.user_key
+        left join state_covariates as c
+            on c.app_id = u.app_id and c.source_id = u.source_id and c.user_key = u.user_key
     )
     select app_name,
            case when control_arm_covariates_of_cohort.canvas is null then source_id end,
