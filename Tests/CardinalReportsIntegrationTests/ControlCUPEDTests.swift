@@ -71,6 +71,14 @@ import Testing
         #expect(try ReportStateStore(connection: scenario.connection).fold() != nil)
     }
 
+    /// c1 counts purchases; the example folded, then v4's purchase written and left pending.
+    private func writeFoldedExampleAndPendingPurchase(_ scenario: ReportScenario) throws {
+        try scenario.settings("c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
+        try scenario.write(example(scenario))
+        try fold(scenario)
+        try scenario.write([pendingPurchase(scenario)])
+    }
+
     private func report(_ scenario: ReportScenario) throws -> ControlCampaign {
         try #require(try ControlReport.run(
             session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(20, "00:00"), cuped: true
@@ -81,10 +89,7 @@ import Testing
     func sumsFromStateAndPendingEvents() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
-        try scenario.write(example(scenario))
-        try fold(scenario)
-        try scenario.write([pendingPurchase(scenario)])
+        try writeFoldedExampleAndPendingPurchase(scenario)
         // Control: n 6, Σy 3, Σx 0+1+2+1+3+0 = 7, Σx² 0+1+4+1+9+0 = 15, Σxy 1+2+3 = 6; the variant the same
         // but Σy 4 (v1, v2, v3, v5), Σxy 0+2+1+3 = 6 with v4's pending purchase in Σx = 7 and Σx² = 15.
         let expected = ["control 14 days 6 3 7 15 6", "v1 14 days 6 4 7 15 6"]
@@ -98,10 +103,7 @@ import Testing
     func reportAdjustsTheLift() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
-        try scenario.write(example(scenario))
-        try fold(scenario)
-        try scenario.write([pendingPurchase(scenario)])
+        try writeFoldedExampleAndPendingPurchase(scenario)
         let campaign = try report(scenario)
         #expect(campaign.cupedWindow == .standard)
         let cuped = try #require(campaign.comparisons.first?.cuped)
