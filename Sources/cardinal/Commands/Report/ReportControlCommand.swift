@@ -15,7 +15,9 @@ struct ReportControlCommand: ConversionReportCommand {
         instead (its variants and control over all its steps); its settings are those set with \
         'campaigns set --campaign <canvas id>', its report days the app's. Beside the fixed-horizon \
         numbers each variant gets always-valid ones (a 95% confidence sequence and its p-value) and \
-        the minimum detectable effect at today's sample.
+        the minimum detectable effect at today's sample. CUPED adjusts the difference by each user's \
+        conversions of the same event in the campaign's CUPED window before exposure (campaigns set \
+        --cuped-window, default 14d), when those differ between users.
         """
 
     let databaseURL = CommonOptions.databaseURL
