@@ -27,7 +27,9 @@ extension ControlReport {
                     record.pValueHolm = statistics.pValueHolm
                     record.confidence = statistics.confidence
                     record.chanceToBeatControl = statistics.chanceToBeatControl
+                    record.storeExperimentColumns(statistics, of: arm, in: campaign, report: self)
                 }
+                (record.significance, record.significanceSource) = significance(of: campaign)
                 if let check = campaign.sampleRatio.check {
                     record.srmChi2 = check.chi2
                     record.srmDegreesOfFreedom = check.degreesOfFreedom
