@@ -43,12 +43,18 @@ import TestSupport
         return events
     }
 
+    /// A fixture with the campaign's events posted through the daemon, and `spring` set to count purchases
+    /// within an hour and to judge by the fixed-horizon numbers.
     private func load() throws -> IngestFixture {
         let fixture = try IngestFixture()
         let daemon = try fixture.startDaemon()
         defer { daemon.stop() }
         let events = Self.events()
         #expect(try fixture.client(of: daemon).ingest(events).counts == .accepted(events.count))
+        try CardinalCLI.succeed([
+            "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--conversion", "purchase",
+            "--window", "1h", "--significance", "fixed", "--database-url", fixture.database.url,
+        ])
         return fixture
     }
 
@@ -71,10 +77,6 @@ import TestSupport
     func campaignRuleAndFailOn() throws {
         let fixture = try load()
         let url = fixture.database.url
-        try CardinalCLI.succeed([
-            "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--conversion", "purchase",
-            "--window", "1h", "--significance", "fixed", "--database-url", url,
-        ])
         let listed = try CardinalCLI.succeed(["campaigns", "list", "--format", "csv", "--database-url", url])
         #expect(listed.split(separator: "\n").first?.hasSuffix(",significance") == true, "\(listed)")
         #expect(listed.split(separator: "\n").last?.hasSuffix(",fixed") == true, "\(listed)")
@@ -110,12 +112,7 @@ import TestSupport
     @Test("report run --fail-on warning exits 3 on a worse variant and stores the rule, the verdict and the always-valid numbers")
     func storedRun() throws {
         let fixture = try load()
-        let url = fixture.database.url
-        try CardinalCLI.succeed([
-            "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--conversion", "purchase",
-            "--window", "1h", "--significance", "fixed", "--database-url", url,
-        ])
-        let run = try CardinalCLI.run(["report", "run", "--fail-on", "warning", "--database-url", url])
+        let run = try CardinalCLI.run(["report", "run", "--fail-on", "warning", "--database-url", fixture.database.url])
         #expect(run.exitStatus == 3, "\(run.standardError)")
 
         let connection = try fixture.database.connect()

@@ -62,12 +62,6 @@ extension ControlReport {
         let cause = "Variant \(variant.splitName) converts to \(campaign.conversionEvent ?? "the goal") less than "
             + "control by the campaign's \(numbers) (Holm p < 0.05): its message, offer or the flow it opens "
             + "hurts conversion; stop or fix it."
-        // A canvas's variants are the whole canvas's (no step), as its sample ratio finding's arms are.
-        return AnomalyFinding(
-            kind: .variantWorseThanControl, severity: .warning, app: campaign.app,
-            campaignID: campaign.isCanvas ? nil : campaign.campaignID,
-            canvasID: campaign.isCanvas ? campaign.campaignID : nil,
-            evidence: AnomalyEvidence(items), likelyCause: cause
-        )
+        return campaign.finding(.variantWorseThanControl, severity: .warning, evidence: items, likelyCause: cause)
     }
 }
