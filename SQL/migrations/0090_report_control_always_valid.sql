@@ -23,6 +23,12 @@ alter table cardinal.report_control
     add constraint report_control_significance_source_known
         check (significance_source in ('option', 'campaign', 'default'));
 
+comment on table cardinal.report_control is
+    'The control-group report of each report run: one row per campaign and arm, the control arm first; '
+    'comparison columns are set on variant rows (against the campaign''s control arm), srm_* repeat the '
+    'campaign''s sample ratio check and significance, significance_source its significance rule on each of its '
+    'rows. Read the newest with cardinal.latest_control.';
+
 comment on column cardinal.report_control.always_valid_difference_ci95_lower is
     'Always-valid 95% interval of difference (Howard et al.''s asymptotic confidence sequence, tuned for 5000 '
     'users), lower bound; variant rows; NULL when nobody or everybody converted in both arms.';

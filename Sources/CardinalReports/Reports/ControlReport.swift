@@ -76,8 +76,9 @@ public struct ControlReport: Sendable, Equatable {
         var splits: [CampaignKey: ExpectedSplit] = [:]
         var rules: [CampaignKey: SignificanceRule] = [:]
         for campaign in settings {
-            splits[CampaignKey(app: campaign.app, campaignID: campaign.campaignID)] = campaign.expectedSplit
-            rules[CampaignKey(app: campaign.app, campaignID: campaign.campaignID)] = campaign.significance
+            let key = CampaignKey(app: campaign.app, campaignID: campaign.campaignID)
+            splits[key] = campaign.expectedSplit
+            rules[key] = campaign.significance
         }
         // The further queries only when a campaign of the rows needs them (``build`` reads nothing else): its
         // further conversion events when it has any, its sends when its split is not configured (send_arms knows
