@@ -131,8 +131,8 @@ import Testing
         ))
         #expect(try object(try array(conversion["comparisons"]).first).members.map(\.key) == [
             "variant_id", "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "z", "p_value",
-            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance", "significant",
-            "power", "cuped",
+            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance",
+            "significance_source", "significant", "power", "cuped",
         ])
         // CUPED adjusts the primary conversion event only.
         #expect(try object(try array(conversion["comparisons"]).first)["cuped"] == .null)
@@ -149,8 +149,8 @@ import Testing
         let comparison = try object(try array(campaign["comparisons"]).first)
         #expect(comparison.members.map(\.key) == [
             "variant_id", "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "z", "p_value",
-            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance", "significant",
-            "power", "cuped",
+            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance",
+            "significance_source", "significant", "power", "cuped",
         ])
         #expect(try object(comparison["cuped"]).members.map(\.key) == [
             "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "p_value", "theta",
@@ -163,6 +163,7 @@ import Testing
             "minimum_detectable_difference", "minimum_detectable_lift", "target_lift", "days_to_target",
         ])
         #expect(comparison["significance"] == .string("sequential"))
+        #expect(comparison["significance_source"] == .string("default"))
         // Control converted nobody: the relative lift and its interval are undefined, the difference is not.
         #expect(comparison["relative_lift"] == .null)
         #expect(comparison["relative_lift_ci95"] == .null)

@@ -45,6 +45,8 @@ public struct ControlCampaign: Sendable, Equatable {
     public var sampleRatioSkipped: String?
     /// Users left out of every arm for being exposed to several.
     public var usersInSeveralArms: Int
+    /// The campaign's significance rule (`campaigns set --significance`); `nil` when it sets none.
+    public var significanceSetting: SignificanceRule?
     /// The pre-exposure window of CUPED's covariate; `nil` when the campaign has no covariate sums (no conversion
     /// event, or no matured user).
     public var cupedWindow: CUPEDWindow? = nil

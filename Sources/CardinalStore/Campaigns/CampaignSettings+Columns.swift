@@ -9,6 +9,7 @@ extension CampaignSettings {
         SQLColumn("report_time_zone", "text"),
         SQLColumn("updated_at", "timestamp with time zone"),
         SQLColumn("influenced_open_window", "interval"),
+        SQLColumn("significance", "text"),
         SQLColumn("cuped_window", "interval"),
     ])
 }

@@ -14,6 +14,8 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
     public var expectedSplit: SettingChange<ExpectedSplit>
     /// The report time zone (reset: the app's).
     public var reportTimeZone: SettingChange<String>
+    /// The rule that makes a variant significant (reset: none, sequential).
+    public var significance: SettingChange<SignificanceRule>
 
     /// Creates an update; every setting is kept unless given.
     public init(
@@ -23,8 +25,10 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
         reportTimeZone: SettingChange<String> = .keep,
         furtherConversionEvents: SettingChange<[String]> = .keep,
         influencedOpenWindow: SettingChange<InfluencedOpenWindow> = .keep,
+        significance: SettingChange<SignificanceRule> = .keep,
         cupedWindow: SettingChange<CUPEDWindow> = .keep
     ) {
+        self.significance = significance
         self.cupedWindow = cupedWindow
         self.influencedOpenWindow = influencedOpenWindow
         self.furtherConversionEvents = furtherConversionEvents
