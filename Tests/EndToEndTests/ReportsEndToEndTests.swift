@@ -162,7 +162,7 @@ import TestSupport
         event("impression", user: "a4", minutes: 0, extra: #","control":true"#),
     ]
 
-    @Test("control adjusts the lift by CUPED on the purchases in the campaign's --cuped-window before exposure")
+    @Test("control --cuped adjusts the lift by CUPED on the purchases in the campaign's --cuped-window before exposure, and without it leaves CUPED out")
     func controlReportCUPED() throws {
         let fixture = try IngestFixture()
         let daemon = try fixture.startDaemon()
@@ -172,7 +172,7 @@ import TestSupport
             "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--conversion", "purchase",
             "--window", "1h", "--cuped-window", "1d", "--database-url", fixture.database.url,
         ])
-        let json = try report(fixture, ["control", "--campaign", "spring"])
+        let json = try report(fixture, ["control", "--campaign", "spring", "--cuped"])
         let spring = try #require((json["campaigns"] as? [[String: Any]])?.first)
         #expect(spring["cuped_window_days"] as? Double == 1)
         // Over the four users x = 1, 0, 1, 0 and y = 1, 1, 1, 0: Cov(x, y) = (2 − 2·3/4)/3 = 1/6, Var(x) =
@@ -190,10 +190,16 @@ import TestSupport
         #expect(interval.count == 2 && abs(interval[0] - -0.192951) < 1e-6 && abs(interval[1] - 1.192951) < 1e-6)
         #expect(abs((cuped["p_value"] as? Double ?? -1) - 0.157299) < 1e-6)
 
+        // Without --cuped the report reads no pre-exposure conversions and says nothing of CUPED.
+        let plain = try report(fixture, ["control", "--campaign", "spring"])
+        let plainSpring = try #require((plain["campaigns"] as? [[String: Any]])?.first)
+        #expect(plainSpring["cuped_window_days"] is NSNull)
+        #expect((plainSpring["comparisons"] as? [[String: Any]])?.first?["cuped"] is NSNull)
+
         // The CSV carries the same numbers in its cuped_ columns, on the variant's row.
         let csv = try CardinalCLI.succeed([
             "report", "control", "--campaign", "spring", "--app", IngestFixture.appName, "--from", Self.yesterday,
-            "--to", Self.yesterday, "--format", "csv", "--database-url", fixture.database.url,
+            "--to", Self.yesterday, "--format", "csv", "--cuped", "--database-url", fixture.database.url,
         ]).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = try #require(csv.first)
         let column = try #require(header.firstIndex(of: "cuped_variance_reduction"))

@@ -19,9 +19,10 @@ struct ReportControlCommand: ConversionReportCommand {
         numbers each variant gets always-valid ones (a 95% confidence sequence and its p-value) and \
         the minimum detectable effect at today's sample. A campaign's significance rule is its \
         setting (campaigns set --significance), else sequential; --significance overrides it for \
-        every campaign, and the output names the rule and where it came from. CUPED adjusts the \
-        difference by each user's conversions of the same event in the campaign's CUPED window \
-        before exposure (campaigns set --cuped-window, default 14d), when those differ between users.
+        every campaign, and the output names the rule and where it came from. With --cuped, CUPED \
+        adjusts the difference by each user's conversions of the same event in the campaign's CUPED \
+        window before exposure (campaigns set --cuped-window, default 14d), when those differ between \
+        users; it reads every exposed user's conversions, so it is asked for, not run every night.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -43,6 +44,9 @@ struct ReportControlCommand: ConversionReportCommand {
             + "(fixed-horizon, one look). Default: each campaign's setting, else sequential.",
         valueName: "rule", parser: .oneOf(SignificanceRule.self)
     )
+    let cuped = Flag(
+        "cuped", help: "Also adjust each variant's difference by its users' conversions before exposure (CUPED)."
+    )
     let targetLift = Option(
         "target-lift", help: "Estimate the days still needed to detect this relative lift, e.g. 0.1 or 10%.",
         valueName: "lift", parser: .relativeLift
@@ -60,7 +64,7 @@ struct ReportControlCommand: ConversionReportCommand {
         let report = try ControlReport.run(
             session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
             conversion: parsed.conversion, window: parsed.window, significance: parsed.significance,
-            targetLift: parsed.targetLift, cuped: true
+            targetLift: parsed.targetLift, cuped: parsed.cuped
         )
         for campaign in report.campaigns where campaign.conversionEvent == nil {
             let source = campaign.isCanvas ? "canvas" : "campaign"
