@@ -1156,3 +1156,217 @@ comment on function cardinal.send_arms_from_user_state(text, text, date, date, b
     'send_arms read from the per-user state: per app × campaign × arm, the users with a send on a report day '
     'of from_date..to_date, test events only with include_test; what send_arms runs with include_test, since '
     'the day pairs of report_arm_day_users leave test groups out.';
+
+
+-- The control report of one campaign day by day, for the campaign page's cumulative lift chart: the rows of
+-- control_arms(from_date, d, least(as_of, end of d)) for each report day d, as a team reading the report at
+-- the end of every day would have seen them. Without test events one pass over the campaign's per-user rows
+-- (control_arm_days_from_exposures); with them, and for reference, control_arms (or control_arms_reference)
+-- once per day, so that the definitions hold unchanged.
+create or replace function cardinal.control_arm_days(
+    app          text,
+    campaign     text,
+    from_date    date,
+    to_date      date,
+    as_of        timestamptz default now(),
+    include_test boolean     default false,
+    reference    boolean     default false
+)
+    returns table (
+        day        date,
+        variant_id text,
+        control    boolean,
+        users      bigint,
+        converters bigint
+    )
+    language plpgsql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    perform cardinal.check_report_range(from_date, to_date);
+    if app is null or campaign is null then
+        raise exception 'control_arm_days: app and campaign are required (one campaign at a time)'
+            using errcode = 'invalid_parameter_value';
+    end if;
+    if not reference and not coalesce(include_test, false) then
+        return query select * from cardinal.control_arm_days_from_exposures(app, campaign, from_date, to_date, as_of);
+        return;
+    end if;
+    return query
+    select d.day::date, arm.variant_id, arm.control, arm.users, arm.converters
+    from cardinal.apps as a
+    left join cardinal.campaign_settings as s on s.app_id = a.app_id and s.campaign_id = control_arm_days.campaign
+    cross join lateral (select coalesce(s.report_time_zone, a.report_time_zone) as zone) as clock
+    cross join lateral generate_series(
+        control_arm_days.from_date::timestamp,
+        least(control_arm_days.to_date, (control_arm_days.as_of at time zone clock.zone)::date)::timestamp,
+        interval '1 day'
+    ) as d (day)
+    cross join lateral (select least(control_arm_days.as_of, (d.day + interval '1 day') at time zone clock.zone)
+                            as as_of) as cut
+    cross join lateral (
+        select r.variant_id, r.control, r.users, r.converters
+        from cardinal.control_arms(a.name, control_arm_days.campaign, control_arm_days.from_date, d.day::date,
+                                   cut.as_of, null, null, control_arm_days.include_test) as r
+        where not control_arm_days.reference
+        union all
+        select r.variant_id, r.control, r.users, r.converters
+        from cardinal.control_arms_reference(a.name, control_arm_days.campaign, control_arm_days.from_date,
+                                             d.day::date, cut.as_of, null, null, control_arm_days.include_test) as r
+        where control_arm_days.reference
+    ) as arm
+    where a.name = control_arm_days.app
+    order by 1, arm.control desc, arm.variant_id nulls first;
+end
+$function$;
+alter function cardinal.control_arm_days(text, text, date, date, timestamp with time zone, boolean, boolean) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_days(text, text, date, date, timestamp with time zone, boolean, boolean) to cardinal_reader;
+comment on function cardinal.control_arm_days(text, text, date, date, timestamptz, boolean, boolean) is
+    'The control report of one campaign of app day by day: for each report day d from from_date to the '
+    'earlier of to_date and as_of''s day (the campaign''s report time zone), the arms of control_arms(app, '
+    'campaign, from_date, d, as_of => the earlier of as_of and the end of d), with its users and converters '
+    '(NULL without a conversion event): the cumulative counts the campaign page''s lift chart is drawn from. '
+    'The campaign''s own conversion event and window. Without test events read in one pass from the report '
+    'state (control_arm_days_from_exposures); with include_test from control_arms once per day; reference = '
+    'true computes it with control_arms_reference over the raw events (for tests).';
+
+
+-- control_arm_days from report_control_exposures: each user of the range enters the counts on the day its
+-- window ends (the first day d with window end <= the end of d and <= as_of), converted or not, and leaves
+-- every count on the day a second arm is first seen (control_arms leaves out users in several arms as of the
+-- range's end); the exposed users, which decide whether an arm is listed, from the exposure day. A running
+-- sum over the days of these entries and exits gives every day's counts from one read of the campaign's
+-- rows, instead of a control report per day.
+create or replace function cardinal.control_arm_days_from_exposures(
+    app       text,
+    campaign  text,
+    from_date date,
+    to_date   date,
+    as_of     timestamptz
+)
+    returns table (
+        day        date,
+        variant_id text,
+        control    boolean,
+        users      bigint,
+        converters bigint
+    )
+    language sql
+    stable
+    -- Joins and aggregates hashed whatever the row estimates (the sort of the running sum stays: it has no
+    -- other plan); jit off with them, as in control_arms_from_exposures.
+    set enable_nestloop = off
+    set jit = off
+as $function$
+    with source as materialized (
+        select a.app_id, s.conversion_event, clock.zone,
+               coalesce(s.conversion_window, interval '3 days') as window_length,
+               control_arm_days_from_exposures.from_date::timestamp at time zone clock.zone as lower_time,
+               (last.day + 1)::timestamp at time zone clock.zone as upper_time,
+               last.day as last_day
+        from cardinal.apps as a
+        left join cardinal.campaign_settings as s
+            on s.app_id = a.app_id and s.campaign_id = control_arm_days_from_exposures.campaign
+        cross join lateral (select coalesce(s.report_time_zone, a.report_time_zone) as zone) as clock
+        cross join lateral (
+            select least(control_arm_days_from_exposures.to_date,
+                         (control_arm_days_from_exposures.as_of at time zone clock.zone)::date) as day
+        ) as last
+        where a.name = control_arm_days_from_exposures.app
+          and last.day >= control_arm_days_from_exposures.from_date
+    ),
+    -- The rows the pending events make, in place of the folded rows of the users they touch.
+    pending as materialized (
+        select p.*
+        from cardinal.pending_control_exposures(control_arm_days_from_exposures.campaign) as p
+        where p.app_id in (select s.app_id from source as s)
+    ),
+    -- The campaign's users first exposed in the range: the folded rows the pending ones do not replace, and
+    -- the pending rows.
+    items as (
+        select r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at
+        from source as s
+        join cardinal.report_control_exposures as r
+            on r.app_id = s.app_id
+           and r.campaign_id = control_arm_days_from_exposures.campaign
+           and r.exposed_at >= s.lower_time
+           and r.exposed_at < s.upper_time
+        where not exists (select from pending as p where p.user_key = r.user_key)
+        union all
+        select p.exposed_at, p.control, p.variant_id, p.second_arm_at, p.converted_at
+        from source as s
+        join pending as p on p.exposed_at >= s.lower_time and p.exposed_at < s.upper_time
+    ),
+    -- Per user: its arm, the local days of its exposure and second arm (leaves; infinity without one), the day
+    -- it matures (NULL when its window ends after as_of) and whether it converted within the window. A window
+    -- ending at the very first instant of a local day has ended by the end of the day before.
+    spans as (
+        select x.control, coalesce(x.variant_id, '') as variant_key,
+               (x.exposed_at at time zone s.zone)::date as exposed_day,
+               coalesce((x.second_arm_at at time zone s.zone)::date, 'infinity') as leaves,
+               case when window_end.time <= control_arm_days_from_exposures.as_of
+                    then ending.day - (window_end.time = ending.day::timestamp at time zone s.zone)::integer
+               end as matures,
+               coalesce(x.converted_at <= window_end.time, false) as converted
+        from items as x
+        cross join source as s
+        cross join lateral (
+            select cardinal.report_window_end(x.exposed_at, s.window_length, s.zone) as time
+        ) as window_end
+        cross join lateral (select (window_end.time at time zone s.zone)::date as day) as ending
+    ),
+    -- What each user adds on the day it is exposed or matures and takes away on the day it leaves; a user who
+    -- leaves before maturing never counts as matured.
+    changes as (
+        select exposed_day as day, control, variant_key, 1 as exposed, 0 as users, 0 as converters
+        from spans
+        where exposed_day < leaves
+        union all
+        select leaves, control, variant_key, -1, 0, 0
+        from spans
+        where exposed_day < leaves and leaves <> 'infinity'
+        union all
+        select matures, control, variant_key, 0, 1, converted::integer
+        from spans
+        where matures < leaves
+        union all
+        select leaves, control, variant_key, 0, -1, -converted::integer
+        from spans
+        where matures < leaves and leaves <> 'infinity'
+    ),
+    totals as (
+        select c.day, c.control, c.variant_key, sum(c.exposed) as exposed, sum(c.users) as users,
+               sum(c.converters) as converters
+        from changes as c
+        where c.day <= (select s.last_day from source as s)
+        group by c.day, c.control, c.variant_key
+    ),
+    -- Every day of the range for every arm seen, so that the running sum carries a day without changes.
+    series as (
+        select d.day::date as day, arm.control, arm.variant_key,
+               sum(coalesce(t.exposed, 0)) over running as exposed,
+               sum(coalesce(t.users, 0)) over running as users,
+               sum(coalesce(t.converters, 0)) over running as converters
+        from source as s
+        cross join generate_series(control_arm_days_from_exposures.from_date::timestamp, s.last_day::timestamp,
+                                   interval '1 day') as d (day)
+        cross join (select distinct t.control, t.variant_key from totals as t) as arm
+        left join totals as t on t.day = d.day::date and t.control = arm.control and t.variant_key = arm.variant_key
+        window running as (partition by arm.control, arm.variant_key order by d.day)
+    )
+    -- The arms control_arms lists that day: those with an exposed user in one arm only.
+    select r.day, nullif(r.variant_key, ''), r.control, r.users::bigint,
+           case when s.conversion_event is not null then r.converters::bigint end
+    from series as r
+    cross join source as s
+    where r.exposed <> 0
+    order by r.day, r.control desc, nullif(r.variant_key, '') nulls first;
+$function$;
+alter function cardinal.control_arm_days_from_exposures(text, text, date, date, timestamp with time zone) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_days_from_exposures(text, text, date, date, timestamp with time zone) to cardinal_reader;
+comment on function cardinal.control_arm_days_from_exposures(text, text, date, date, timestamptz) is
+    'control_arm_days of a campaign without test events, from report_control_exposures and the pending '
+    'events'' change (pending_control_exposures) in one pass: per user the day it is exposed, the day its '
+    'window ends (report_window_end; counted when by as_of) and the day a second arm is first seen, added up '
+    'over the report days. control_arm_days calls it when it can.';
