@@ -1,12 +1,14 @@
 -- The control report: per campaign (or canvas) and arm, the users first exposed in the report days, those of
 -- them who converted within the window, and the users sent to each arm for the sample ratio check.
 --
--- Entry points: control_arms (one conversion event), control_arm_conversions (every conversion goal) and
--- send_arms. Each picks the state that answers: campaigns without test events read the control counts
+-- Entry points: control_arms (one conversion event), control_arm_conversions (every conversion goal),
+-- send_arms, and control_arm_days (one campaign's control report day by day, for the campaign page). Each
+-- picks the state that answers: campaigns without test events read the control counts
 -- (control_arms_from_exposures, control_arm_conversions_from_exposures: report_control_exposure_days for the
 -- days wholly matured or wholly unmatured at as_of, the per-user report_control_exposures for the days
--- between, with the pending events' change; control_exposure_bounds finds those days); canvases, test events
--- and other conversion events read the per-user state (control_arms_from_user_state: the users of
+-- between, with the pending events' change; control_exposure_bounds finds those days;
+-- control_arm_days_from_exposures reads the per-user rows of every day); canvases, test events and other
+-- conversion events read the per-user state (control_arms_from_user_state: the users of
 -- control_cohort_from_user_state, counted per arm by control_arms_of_cohort, which counts the raw-event
 -- cohort of control_arms_reference the same way).
 --
