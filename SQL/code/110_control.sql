@@ -1239,7 +1239,8 @@ comment on function cardinal.control_arm_days(text, text, date, date, timestampt
 -- every count on the day a second arm is first seen (control_arms leaves out users in several arms as of the
 -- range's end); the exposed users, which decide whether an arm is listed, from the exposure day. A running
 -- sum over the days of these entries and exits gives every day's counts from one read of the campaign's
--- rows, instead of a control report per day.
+-- rows, instead of a control report per day. A user's days are found among the report days' first instants
+-- (width_bucket), the bounds control_arms compares with, rather than by a time zone conversion per user.
 create or replace function cardinal.control_arm_days_from_exposures(
     app       text,
     campaign  text,
@@ -1259,14 +1260,19 @@ create or replace function cardinal.control_arm_days_from_exposures(
     -- Joins and aggregates hashed whatever the row estimates (the sort of the running sum stays: it has no
     -- other plan); jit off with them, as in control_arms_from_exposures.
     set enable_nestloop = off
+    set enable_sort = off
     set jit = off
 as $function$
     with source as materialized (
         select a.app_id, s.conversion_event, clock.zone,
                coalesce(s.conversion_window, interval '3 days') as window_length,
-               control_arm_days_from_exposures.from_date::timestamp at time zone clock.zone as lower_time,
-               (last.day + 1)::timestamp at time zone clock.zone as upper_time,
-               last.day as last_day
+               last.day as last_day,
+               -- The first instants of the report days from from_date to the day after the last one: day
+               -- from_date + k - 1 runs from element k to element k + 1.
+               array(
+                   select (control_arm_days_from_exposures.from_date + i)::timestamp at time zone clock.zone
+                   from generate_series(0, last.day - control_arm_days_from_exposures.from_date + 1) as i
+               ) as day_starts
         from cardinal.apps as a
         left join cardinal.campaign_settings as s
             on s.app_id = a.app_id and s.campaign_id = control_arm_days_from_exposures.campaign
@@ -1284,42 +1290,57 @@ as $function$
         from cardinal.pending_control_exposures(control_arm_days_from_exposures.campaign) as p
         where p.app_id in (select s.app_id from source as s)
     ),
-    -- The campaign's users first exposed in the range: the folded rows the pending ones do not replace, and
-    -- the pending rows.
+    -- The campaign's users first exposed in the range: the folded rows the pending ones do not replace (an
+    -- index range, which `offset 0` keeps from being flattened into a hash join of the whole table), and the
+    -- pending rows.
     items as (
         select r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at
         from source as s
-        join cardinal.report_control_exposures as r
-            on r.app_id = s.app_id
-           and r.campaign_id = control_arm_days_from_exposures.campaign
-           and r.exposed_at >= s.lower_time
-           and r.exposed_at < s.upper_time
+        cross join lateral (
+            select *
+            from cardinal.report_control_exposures as r
+            where r.app_id = s.app_id
+              and r.campaign_id = control_arm_days_from_exposures.campaign
+              and r.exposed_at >= s.day_starts[1]
+              and r.exposed_at < s.day_starts[cardinality(s.day_starts)]
+            offset 0
+        ) as r
         where not exists (select from pending as p where p.user_key = r.user_key)
         union all
         select p.exposed_at, p.control, p.variant_id, p.second_arm_at, p.converted_at
         from source as s
-        join pending as p on p.exposed_at >= s.lower_time and p.exposed_at < s.upper_time
+        join pending as p
+            on p.exposed_at >= s.day_starts[1] and p.exposed_at < s.day_starts[cardinality(s.day_starts)]
     ),
-    -- Per user: its arm, the local days of its exposure and second arm (leaves; infinity without one), the day
-    -- it matures (NULL when its window ends after as_of) and whether it converted within the window. A window
-    -- ending at the very first instant of a local day has ended by the end of the day before.
+    -- Per user: its arm, the day of its exposure, the day it leaves (its second arm's; the day after the last
+    -- without one), the day it matures (the first whose end is at or after its window's end, which must be by
+    -- as_of: the starts before the window's end, counted below its last microsecond) and whether it converted
+    -- within the window. `offset 0` computes each user's window and days once, instead of once per
+    -- expression that names them (inlined, they took 0.5 s of 0.6 for 29,000 users).
     spans as (
-        select x.control, coalesce(x.variant_id, '') as variant_key,
-               (x.exposed_at at time zone s.zone)::date as exposed_day,
-               coalesce((x.second_arm_at at time zone s.zone)::date, 'infinity') as leaves,
-               case when window_end.time <= control_arm_days_from_exposures.as_of
-                    then ending.day - (window_end.time = ending.day::timestamp at time zone s.zone)::integer
-               end as matures,
-               coalesce(x.converted_at <= window_end.time, false) as converted
+        select x.control, coalesce(x.variant_id, '') as variant_key, span.*
         from items as x
         cross join source as s
         cross join lateral (
             select cardinal.report_window_end(x.exposed_at, s.window_length, s.zone) as time
+            offset 0
         ) as window_end
-        cross join lateral (select (window_end.time at time zone s.zone)::date as day) as ending
+        cross join lateral (
+            select control_arm_days_from_exposures.from_date + width_bucket(x.exposed_at, s.day_starts) - 1
+                       as exposed_day,
+                   control_arm_days_from_exposures.from_date
+                       + coalesce(width_bucket(x.second_arm_at, s.day_starts), cardinality(s.day_starts)) - 1
+                       as leaves,
+                   case when window_end.time <= control_arm_days_from_exposures.as_of
+                        then control_arm_days_from_exposures.from_date
+                             + width_bucket(window_end.time - interval '1 microsecond', s.day_starts) - 1
+                   end as matures,
+                   coalesce(x.converted_at <= window_end.time, false)::integer as converted
+            offset 0
+        ) as span
     ),
-    -- What each user adds on the day it is exposed or matures and takes away on the day it leaves; a user who
-    -- leaves before maturing never counts as matured.
+    -- What each user adds on the day it is exposed or matures and takes away on the day it leaves (within the
+    -- series' days); a user who leaves before maturing never counts as matured.
     changes as (
         select exposed_day as day, control, variant_key, 1 as exposed, 0 as users, 0 as converters
         from spans
@@ -1327,21 +1348,20 @@ as $function$
         union all
         select leaves, control, variant_key, -1, 0, 0
         from spans
-        where exposed_day < leaves and leaves <> 'infinity'
+        where exposed_day < leaves and leaves <= (select s.last_day from source as s)
         union all
-        select matures, control, variant_key, 0, 1, converted::integer
+        select matures, control, variant_key, 0, 1, converted
         from spans
-        where matures < leaves
+        where matures < leaves and matures <= (select s.last_day from source as s)
         union all
-        select leaves, control, variant_key, 0, -1, -converted::integer
+        select leaves, control, variant_key, 0, -1, -converted
         from spans
-        where matures < leaves and leaves <> 'infinity'
+        where matures < leaves and leaves <= (select s.last_day from source as s)
     ),
     totals as (
         select c.day, c.control, c.variant_key, sum(c.exposed) as exposed, sum(c.users) as users,
                sum(c.converters) as converters
         from changes as c
-        where c.day <= (select s.last_day from source as s)
         group by c.day, c.control, c.variant_key
     ),
     -- Every day of the range for every arm seen, so that the running sum carries a day without changes.
@@ -1370,5 +1390,6 @@ grant execute on function cardinal.control_arm_days_from_exposures(text, text, d
 comment on function cardinal.control_arm_days_from_exposures(text, text, date, date, timestamptz) is
     'control_arm_days of a campaign without test events, from report_control_exposures and the pending '
     'events'' change (pending_control_exposures) in one pass: per user the day it is exposed, the day its '
-    'window ends (report_window_end; counted when by as_of) and the day a second arm is first seen, added up '
-    'over the report days. control_arm_days calls it when it can.';
+    'window ends (report_window_end; counted when by as_of) and the day a second arm is first seen, each '
+    'found among the report days'' first instants, added up over the report days. control_arm_days calls it '
+    'when it can.';
