@@ -91,6 +91,29 @@ import Testing
         }
     }
 
+    @Test("A window with hours, whose users of one day mature on two, reads them one by one with the same result")
+    func windowWithHours() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeFolded(scenario)
+        try writePending(scenario)
+        try scenario.settings("c1", CampaignSettingsUpdate(conversionWindow: .set(try ConversionWindow(parsing: "36h"))))
+        // By hand, 36 hours after each exposure (Tokyo): u1 and u2 mature on day 11 (22:00, 23:00); u3 at day
+        // 13 00:00 sharp, so on day 12, and u4 on day 12 12:00; u6's window ends day 13 22:00, after as_of.
+        let expected = [
+            "10 control 0 0", "10 v1 0 0",
+            "11 control 1 0", "11 v1 1 1",
+            "12 control 2 1", "12 v1 2 2",
+            "13 control 2 1", "13 v1 2 2",
+        ]
+        for reference in [false, true] {
+            let rows = try series(scenario, reference: reference)
+            #expect(rows == expected, "pending, reference \(reference): \(rows)")
+        }
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        #expect(try series(scenario) == expected)
+    }
+
     @Test("The last day's arms are the control report's over the whole range at the run's as-of time")
     func lastDayIsTheControlReport() throws {
         let scenario = try ReportScenario()
