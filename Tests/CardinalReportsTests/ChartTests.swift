@@ -34,6 +34,15 @@ import Testing
         #expect(Self.count("<circle", in: html) == 10 + 1)
     }
 
+    @Test("Day labels stay at least half a step from the last one, so that no two overlap")
+    func dayLabels() {
+        // 32 days: a label every 6 days (0, 6, …, 24) and the last (31); day 30 would touch it.
+        let days = (1...32).map { String(format: "2026-10-%02d", $0) }
+        let html = LineChart(title: "Impressions", days: days, series: [.init(name: "v1", values: days.map { _ in 1 })]).render()
+        let labels = html.matches(of: /text-anchor="(?:start|middle|end)">([0-9-]+)<\/text>/).map { String($0.1) }
+        #expect(labels == ["10-01", "10-07", "10-13", "10-19", "10-25", "10-32"])
+    }
+
     @Test("Series differ in colour, dash and marker, so that they stay apart in grayscale")
     func seriesLooks() {
         let looks = (0..<5).map(ChartStyle.series)

@@ -150,7 +150,8 @@ struct LineChart: Sendable, Equatable {
             return Array(days.indices)
         }
         let step = (days.count - 1 + 5) / 6
-        var labelled = Array(stride(from: 0, to: days.count - 1, by: step))
+        // A label closer than half a step to the last one would overlap it (32 days: days 30 and 31).
+        var labelled = Array(stride(from: 0, to: days.count - 1 - step / 2, by: step))
         labelled.append(days.count - 1)
         return labelled
     }
