@@ -49,7 +49,8 @@ let package = Package(
         .executableTarget(name: "cardinal", dependencies: ["CardinalReports", "CardinalStore", "CardinalCore", "CardinalLogging", "ArgumentKit"],
                           swiftSettings: strictSettings),
         // `make experiment-simulation`: A/A experiments read daily, against the statistics of the control report.
-        .executableTarget(name: "experiment-simulation", dependencies: ["CardinalReports"], swiftSettings: strictSettings),
+        .executableTarget(name: "experiment-simulation", dependencies: ["CardinalReports", "CardinalStore"],
+                          swiftSettings: strictSettings),
 
         // Unit tests: pure logic, no database, no network beyond loopback.
         .testTarget(name: "CardinalCoreTests", dependencies: ["CardinalCore"], swiftSettings: strictSettings),

@@ -58,8 +58,8 @@ comment on function cardinal.anomalies(text, date, date, boolean, text, text) is
     'sdk_version × app_version with severity (info, warning, critical), numeric evidence and a likely cause. '
     'Arms and control groups are a campaign''s or a whole canvas''s. app NULL = every app; campaign NULL = '
     'every campaign; canvas NULL = every canvas (campaign and canvas together select nothing). '
-    'sample_ratio_mismatch is added by `cardinal report anomalies` for campaigns (it needs the chi-square '
-    'test). Definitions in SQL/docs/reports.md; anomalies_reference computes the same from raw events.';
+    'sample_ratio_mismatch (it needs the chi-square test) and variant_worse_than_control (the control '
+    'report''s statistics) are added by `cardinal report anomalies`. Definitions in SQL/docs/reports.md; anomalies_reference computes the same from raw events.';
 
 
 -- The anomalies report from either source, one body for anomalies (the report state) and anomalies_reference

@@ -116,8 +116,8 @@ comment on column cardinal.latest_anomalies.run_id is
 comment on column cardinal.latest_anomalies.position is
     'Position of the finding in the report''s order (most severe first), from 1.';
 comment on column cardinal.latest_anomalies.kind is
-    'What is wrong: a kind of cardinal.anomalies, or sample_ratio_mismatch (definitions in '
-    'SQL/docs/reports.md).';
+    'What is wrong: a kind of cardinal.anomalies, or sample_ratio_mismatch or variant_worse_than_control from '
+    'the control report (definitions in SQL/docs/reports.md).';
 comment on column cardinal.latest_anomalies.severity is
     'info, warning or critical.';
 comment on column cardinal.latest_anomalies.app_name is
@@ -215,6 +215,36 @@ comment on column cardinal.latest_control.srm_split_source is
     'Where the expected split of the sample ratio check came from: configured (campaigns set --split), '
     'learned_from_sends (users per arm of the campaign''s sends), or unknown (then the check was skipped); '
     'NULL in runs stored before the split source was recorded.';
+comment on column cardinal.latest_control.always_valid_difference_ci95_lower is
+    'Always-valid 95% interval of difference (Howard et al.''s asymptotic confidence sequence, tuned for 5000 '
+    'users), lower bound; variant rows; NULL when nobody or everybody converted in both arms, and in runs '
+    'stored before the always-valid numbers were.';
+comment on column cardinal.latest_control.always_valid_difference_ci95_upper is
+    'Always-valid 95% interval of difference, upper bound.';
+comment on column cardinal.latest_control.always_valid_lift_ci95_lower is
+    'Always-valid 95% interval of relative_lift (delta method, symmetric around the lift), lower bound; NULL '
+    'also when the control rate is 0.';
+comment on column cardinal.latest_control.always_valid_lift_ci95_upper is
+    'Always-valid 95% interval of relative_lift, upper bound.';
+comment on column cardinal.latest_control.always_valid_p_value is
+    'Always-valid p-value of difference = 0: at most 0.05 exactly when the always-valid difference interval '
+    'excludes 0, however often the report is read.';
+comment on column cardinal.latest_control.always_valid_p_value_holm is
+    'always_valid_p_value adjusted by Holm across the campaign''s variants.';
+comment on column cardinal.latest_control.significance is
+    'The rule that decided significant for the campaign (on each of its rows): sequential '
+    '(always_valid_p_value_holm < 0.05) or fixed (p_value_holm < 0.05).';
+comment on column cardinal.latest_control.significance_source is
+    'Where significance came from: option (report control --significance), campaign (campaign_settings.'
+    'significance) or default (sequential: the campaign sets none).';
+comment on column cardinal.latest_control.significant is
+    'Whether the variant differs from control under significance (variant rows); NULL when the p-value it '
+    'needs is undefined. A variant significantly below control is a variant_worse_than_control finding.';
+comment on column cardinal.latest_control.mde is
+    'Minimum detectable difference at today''s matured users: two-sided alpha 0.05, power 0.8, both arms at '
+    'the control rate (variant rows).';
+comment on column cardinal.latest_control.mde_lift is
+    'mde as a relative lift: mde / control rate; NULL when the control rate is 0.';
 
 
 -- What the Grafana dashboards (Dashboards/) read besides the report functions and the stored runs: the

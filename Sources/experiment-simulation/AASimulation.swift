@@ -1,4 +1,5 @@
 import CardinalReports
+import CardinalStore
 
 /// Many simulated experiments, each read once a day: how often the control report's numbers call a variant
 /// significant when it has no effect, and how often its intervals cover a known effect.

@@ -1,5 +1,6 @@
 import CardinalStore
 import Foundation
+import PostgresClient
 import Testing
 
 @Suite struct CampaignSettingsStoreTests {
@@ -58,6 +59,29 @@ import Testing
         #expect(reset.influencedOpenWindow == .standard)
         let null = try scenario.connection.query("select influenced_open_window is null from cardinal.campaign_settings")
         #expect(try null.first?.decode(Bool.self, at: 0) == true)
+    }
+
+    @Test("The significance rule is unset until set, is kept by other changes, goes back to unset on reset, and the column refuses other rules")
+    func significance() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let store = CampaignSettingsStore(connection: scenario.connection)
+        let created = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
+        #expect(created.significance == nil)
+        let set = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(significance: .set(.fixed)))
+        #expect(set.significance == .fixed)
+        let kept = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("order")))
+        #expect(kept.significance == .fixed)
+        #expect(try store.list().first?.significance == .fixed)
+        let reset = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(significance: .reset))
+        #expect(reset.significance == nil)
+        let null = try scenario.connection.query("select significance is null from cardinal.campaign_settings")
+        #expect(try null.first?.decode(Bool.self, at: 0) == true)
+        // 0089's CHECK: psql users cannot store a rule the report does not know.
+        let refused = #expect(throws: PostgresError.self) {
+            try scenario.connection.execute("update cardinal.campaign_settings set significance = 'bayesian'")
+        }
+        #expect(refused?.sqlState == .checkViolation)
     }
 
     @Test("Setting a campaign creates it with defaults, later sets change only what they name, resets restore defaults")

@@ -127,8 +127,8 @@ import Testing
         ))
         #expect(try object(try array(conversion["comparisons"]).first).members.map(\.key) == [
             "variant_id", "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "z", "p_value",
-            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance", "significant",
-            "power",
+            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance",
+            "significance_source", "significant", "power",
         ])
         #expect(campaign["srm_split_source"] == .string("configured"))
         #expect(try object(campaign["srm_expected_split"]).members.map(\.key) == ["control", "v1"])
@@ -143,8 +143,8 @@ import Testing
         let comparison = try object(try array(campaign["comparisons"]).first)
         #expect(comparison.members.map(\.key) == [
             "variant_id", "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "z", "p_value",
-            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance", "significant",
-            "power",
+            "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance",
+            "significance_source", "significant", "power",
         ])
         #expect(try object(comparison["always_valid"]).members.map(\.key) == [
             "difference_ci95", "relative_lift_ci95", "p_value", "p_value_holm",
@@ -153,6 +153,7 @@ import Testing
             "minimum_detectable_difference", "minimum_detectable_lift", "target_lift", "days_to_target",
         ])
         #expect(comparison["significance"] == .string("sequential"))
+        #expect(comparison["significance_source"] == .string("default"))
         // Control converted nobody: the relative lift and its interval are undefined, the difference is not.
         #expect(comparison["relative_lift"] == .null)
         #expect(comparison["relative_lift_ci95"] == .null)

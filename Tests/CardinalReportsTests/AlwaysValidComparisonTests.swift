@@ -1,4 +1,5 @@
 import CardinalReports
+import CardinalStore
 import Testing
 
 /// The always-valid numbers on an example worked by hand (docs/experiment-statistics.md): control 500 of

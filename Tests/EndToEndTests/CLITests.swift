@@ -31,7 +31,8 @@ import TestSupport
                                       belongs to one app.
               keys                    Create, list and revoke ingest keys.
               campaigns               Set and list campaign report settings: conversion
-                                      events, windows, expected split, time zone.
+                                      events, windows, expected split, time zone,
+                                      significance rule.
               report                  Compute and print reports, or run the scheduled job
                                       that stores them for psql and dashboards.
               state                   Fold stored events into the report state, show its
@@ -153,12 +154,12 @@ import TestSupport
         let set = try CardinalCLI.succeed(["campaigns", "set", "--campaign", "push1", "--influenced-open-window", "90m"]
                                           + common)
         #expect(set.hasPrefix("app,campaign_id,"), "\(set)")
-        #expect(set.split(separator: "\n").first?.hasSuffix(",influenced_open_window") == true, "\(set)")
-        #expect(set.split(separator: "\n").last?.hasSuffix(",1h30m") == true, "90 minutes print as 1h30m: \(set)")
+        #expect(set.split(separator: "\n").first?.hasSuffix(",influenced_open_window,significance") == true, "\(set)")
+        #expect(set.split(separator: "\n").last?.hasSuffix(",1h30m,sequential") == true, "90 minutes print as 1h30m: \(set)")
         // Another setting keeps the window.
         try CardinalCLI.succeed(["campaigns", "set", "--campaign", "push1", "--window", "1d"] + common)
         let listed = try CardinalCLI.succeed(["campaigns", "list"] + common)
-        #expect(listed.split(separator: "\n").last?.hasSuffix(",1h30m") == true, "\(listed)")
+        #expect(listed.split(separator: "\n").last?.hasSuffix(",1h30m,sequential") == true, "\(listed)")
         let stored = try database.connect().query("select influenced_open_window::text from cardinal.campaign_settings")
         #expect(try stored[0].decode(String.self, at: 0) == "01:30:00")
 

@@ -1,8 +1,8 @@
 public import CardinalStore
 public import Foundation
 
-/// The anomalies report: the integration-health findings of `cardinal.anomalies` and the sample ratio
-/// mismatches of the control report, most severe first.
+/// The anomalies report: the integration-health findings of `cardinal.anomalies` and the findings of the
+/// control report (sample ratio mismatches, variants worse than control), most severe first.
 public struct AnomaliesReport: Sendable, Equatable {
     /// What the report covers.
     public var scope: ReportScope
@@ -17,7 +17,8 @@ public struct AnomaliesReport: Sendable, Equatable {
 
     /// Computes the report.
     /// - Parameters:
-    ///   - asOf: The maturity cut-off of the control report whose arm sizes the sample ratio check tests.
+    ///   - asOf: The maturity cut-off of the control report whose arm sizes the sample ratio check tests and
+    ///     whose variants are compared with control.
     ///   - conversion: The conversion event for the control report, instead of each campaign's setting.
     ///   - window: The conversion window for the control report, instead of each campaign's setting.
     public static func run(
@@ -32,7 +33,7 @@ public struct AnomaliesReport: Sendable, Equatable {
 
     /// Computes the report as ``run(session:scope:asOf:conversion:window:)`` does, in parts run at the same time
     /// on sessions of their own: the findings' two halves (``AnomaliesHalf``) and the control report of the
-    /// sample ratio check. The parts read different state, so on several backends the report takes about as
+    /// sample ratio check and the worse variants. The parts read different state, so on several backends the report takes about as
     /// long as the slowest. They read one snapshot, which `session` exports: the two halves judge a campaign's
     /// control exposure in opposite ways (`control_impressions_missing` for a group or for the whole campaign),
     /// and on two snapshots a control impression or a split setting committed between them could make both
@@ -55,18 +56,18 @@ public struct AnomaliesReport: Sendable, Equatable {
         @Sendable func exposureHalf(_ session: ReportSession) throws -> [AnomalyFinding] {
             try session.anomalies(scope, half: .exposure)
         }
-        @Sendable func sampleRatioFindings(_ session: ReportSession) throws -> [AnomalyFinding] {
+        @Sendable func controlFindings(_ session: ReportSession) throws -> [AnomalyFinding] {
             try ControlReport.run(session: session, scope: scope, asOf: asOf, conversion: conversion, window: window)
-                .sampleRatioFindings
+                .findings
         }
         return try session.sharingSnapshot { snapshot in
             let oneSource = scope.campaign != nil || scope.canvas != nil
             let backgroundParts = oneSource
                 ? [BackgroundComputation {
-                    try openSession().reading(snapshot) { try exposureHalf($0) + sampleRatioFindings($0) }
+                    try openSession().reading(snapshot) { try exposureHalf($0) + controlFindings($0) }
                   }]
                 : [BackgroundComputation { try openSession().reading(snapshot, exposureHalf) },
-                   BackgroundComputation { try openSession().reading(snapshot, sampleRatioFindings) }]
+                   BackgroundComputation { try openSession().reading(snapshot, controlFindings) }]
             // Every part ends before the report does, whichever fails, and the calling thread's error comes first:
             // when its half fails, PostgreSQL drops the snapshot, and a part that had not read it yet fails too.
             let loggingFindings = Result { try session.anomalies(scope, half: .logging) }
@@ -77,12 +78,12 @@ public struct AnomaliesReport: Sendable, Equatable {
         }
     }
 
-    /// Computes the report with the sample ratio findings of a control report already computed for `scope`.
+    /// Computes the report with the findings of a control report already computed for `scope`.
     public static func run(
         session: ReportSession, scope: ReportScope, control: ControlReport
     ) throws -> AnomaliesReport {
         let findings = try session.anomalies(scope)
-        return AnomaliesReport(scope: scope, findings: findings + control.sampleRatioFindings)
+        return AnomaliesReport(scope: scope, findings: findings + control.findings)
     }
 
     /// Most severe first, then by kind, app, campaign, canvas, step, channel, platform, SDK and app version, each

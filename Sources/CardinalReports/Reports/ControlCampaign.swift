@@ -45,6 +45,8 @@ public struct ControlCampaign: Sendable, Equatable {
     public var sampleRatioSkipped: String?
     /// Users left out of every arm for being exposed to several.
     public var usersInSeveralArms: Int
+    /// The campaign's significance rule (`campaigns set --significance`); `nil` when it sets none.
+    public var significanceSetting: SignificanceRule?
 
     /// Whether the campaign belongs in the control report: it has a conversion goal or a control arm (observed
     /// or expected). The sample ratio check runs on every campaign regardless.

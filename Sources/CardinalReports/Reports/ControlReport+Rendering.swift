@@ -55,7 +55,7 @@ extension ControlReport {
             ("window_days", ReportJSON.number(campaign.window.days)),
             ("as_of", .string(ReportText.timestamp(campaign.asOf))),
             ("arms", .array(campaign.arms.map(Self.armJSON))),
-            ("comparisons", .array(comparisonsJSON(campaign.comparisons, arms: campaign.arms, window: campaign.window))),
+            ("comparisons", .array(comparisonsJSON(campaign.comparisons, arms: campaign.arms, of: campaign))),
             ("srm", srm),
             ("srm_split_source", .string(campaign.splitSource.rawValue)),
             ("srm_expected_split", campaign.expectedSplit.map { split in
@@ -69,7 +69,7 @@ extension ControlReport {
                     ("conversion_event", .string(conversion.conversionEvent)),
                     ("arms", .array(conversion.arms.map(Self.armJSON))),
                     ("comparisons", .array(comparisonsJSON(conversion.comparisons, arms: conversion.arms,
-                                                           window: campaign.window))),
+                                                           of: campaign))),
                 ])
             })),
         ])
@@ -85,17 +85,18 @@ extension ControlReport {
         ])
     }
 
-    /// Each comparison with its always-valid numbers, the verdict of ``significance`` and the power figures of
-    /// its variant among `arms`.
-    private func comparisonsJSON(_ comparisons: [ControlComparison], arms: [ControlArm], window: ConversionWindow)
+    /// Each comparison with its always-valid numbers, the verdict of the campaign's significance rule (with
+    /// where the rule came from) and the power figures of its variant among `arms`.
+    private func comparisonsJSON(_ comparisons: [ControlComparison], arms: [ControlArm], of campaign: ControlCampaign)
         -> [JSONValue]
     {
         let control = arms.first(where: \.control)
+        let choice = significance(of: campaign)
         return comparisons.map { comparison -> JSONValue in
             let statistics = comparison.statistics
             let arm = arms.first { !$0.control && $0.variantID == comparison.variantID }
-            let figures: ExperimentPower? = arm.flatMap { self.power(of: $0, against: control, window: window) }
-            let significant: JSONValue = significance.isSignificant(statistics).map { .bool($0) } ?? .null
+            let figures: ExperimentPower? = arm.flatMap { self.power(of: $0, against: control, window: campaign.window) }
+            let significant: JSONValue = choice.rule.isSignificant(statistics).map { .bool($0) } ?? .null
             return ReportJSON.object([
                 ("variant_id", ReportJSON.string(comparison.variantID)),
                 ("difference", ReportJSON.number(statistics.difference)),
@@ -113,7 +114,8 @@ extension ControlReport {
                     ("p_value", ReportJSON.number(statistics.alwaysValid.pValue)),
                     ("p_value_holm", ReportJSON.number(statistics.alwaysValid.pValueHolm)),
                 ])),
-                ("significance", .string(significance.rawValue)),
+                ("significance", .string(choice.rule.rawValue)),
+                ("significance_source", .string(choice.source.rawValue)),
                 ("significant", significant),
                 ("power", ReportJSON.object([
                     ("minimum_detectable_difference", ReportJSON.number(figures?.minimumDetectableDifference)),
@@ -143,8 +145,8 @@ extension ControlReport {
                    "srm_split"]
         header += style.intervalHeader("always_valid_difference_ci95")
         header += style.intervalHeader("always_valid_lift_ci95")
-        header += ["always_valid_p_value", "always_valid_p_value_holm", "significant", "mde", "mde_lift",
-                   "days_to_target_lift"]
+        header += ["always_valid_p_value", "always_valid_p_value_holm", "significance", "significance_source",
+                   "significant", "mde", "mde_lift", "days_to_target_lift"]
         var rows: [[String?]] = []
         for campaign in campaigns {
             for arm in campaign.arms {
@@ -189,7 +191,9 @@ extension ControlReport {
         cells += style.interval(statistics?.alwaysValid.relativeLiftInterval)
         cells.append(style.statistic(statistics?.alwaysValid.pValue))
         cells.append(style.statistic(statistics?.alwaysValid.pValueHolm))
-        cells.append(statistics.flatMap(significance.isSignificant).map { $0 ? "true" : "false" })
+        let choice = significance(of: campaign)
+        cells += [choice.rule.rawValue, choice.source.rawValue]
+        cells.append(statistics.flatMap(choice.rule.isSignificant).map { $0 ? "true" : "false" })
         let figures = power(of: arm, against: arms.first(where: \.control), window: campaign.window)
         cells.append(style.rate(figures?.minimumDetectableDifference))
         cells.append(style.rate(figures?.minimumDetectableLift))

@@ -27,7 +27,9 @@ extension ControlReport {
                     record.pValueHolm = statistics.pValueHolm
                     record.confidence = statistics.confidence
                     record.chanceToBeatControl = statistics.chanceToBeatControl
+                    record.storeExperimentColumns(statistics, of: arm, in: campaign, report: self)
                 }
+                (record.significance, record.significanceSource) = significance(of: campaign)
                 if let check = campaign.sampleRatio.check {
                     record.srmChi2 = check.chi2
                     record.srmDegreesOfFreedom = check.degreesOfFreedom
@@ -71,13 +73,7 @@ extension ControlReport {
                     + "custom UI, or exposures logged for another arm than the one sent."
                 : "Arm sizes do not fit the configured split: control impressions lost by a custom UI, a broken "
                     + "assignment, or a split setting that does not match the campaign."
-            // A canvas's arms are the whole canvas's (no step), as its other findings' arms are.
-            return AnomalyFinding(
-                kind: .sampleRatioMismatch, severity: .critical, app: campaign.app,
-                campaignID: campaign.isCanvas ? nil : campaign.campaignID,
-                canvasID: campaign.isCanvas ? campaign.campaignID : nil,
-                evidence: AnomalyEvidence(items), likelyCause: cause
-            )
+            return campaign.finding(.sampleRatioMismatch, severity: .critical, evidence: items, likelyCause: cause)
         }
     }
 }

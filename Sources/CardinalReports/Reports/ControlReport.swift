@@ -13,15 +13,15 @@ public struct ControlReport: Sendable, Equatable {
     /// ``ControlCampaign/isControlExperiment``); the renderings show the experiments, the sample ratio
     /// findings come from all.
     public var allCampaigns: [ControlCampaign]
-    /// Which numbers decide `significant` (`--significance`; a per-campaign setting needs a column in
-    /// `cardinal.campaign_settings` first).
-    public var significance: SignificanceRule
+    /// Which numbers decide `significant` for every campaign (`--significance`); `nil`: each campaign's
+    /// setting (``significance(of:)``).
+    public var significance: SignificanceRule?
     /// The relative lift the power figures plan for (`--target-lift`), if any.
     public var targetLift: Double?
 
     /// Creates a report from campaigns already built.
     public init(
-        scope: ReportScope, asOf: Date, allCampaigns: [ControlCampaign], significance: SignificanceRule = .sequential,
+        scope: ReportScope, asOf: Date, allCampaigns: [ControlCampaign], significance: SignificanceRule? = nil,
         targetLift: Double? = nil
     ) {
         self.scope = scope
@@ -36,17 +36,29 @@ public struct ControlReport: Sendable, Equatable {
         allCampaigns.filter(\.isControlExperiment)
     }
 
+    /// The rule that decides `significant` for `campaign`, and where it came from: `--significance`, else the
+    /// campaign's setting, else ``SignificanceRule/standard``.
+    public func significance(of campaign: ControlCampaign) -> (rule: SignificanceRule, source: SignificanceSource) {
+        if let significance {
+            return (significance, .option)
+        }
+        if let setting = campaign.significanceSetting {
+            return (setting, .campaign)
+        }
+        return (.standard, .default)
+    }
+
     /// Computes the report.
     /// - Parameters:
     ///   - conversion: The conversion event for every campaign, instead of each one's setting; it replaces all
     ///     of a campaign's conversion events, so the report then has no further ones.
     ///   - window: The conversion window for every campaign and conversion event, instead of each one's setting.
-    ///   - significance: Which numbers decide `significant`.
+    ///   - significance: Which numbers decide `significant` for every campaign; `nil`: each campaign's setting.
     ///   - targetLift: The relative lift the power figures plan for, if any.
     /// - Throws: `PostgresError`, ``ReportDecodingError``.
     public static func run(
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
-        window: ConversionWindow? = nil, significance: SignificanceRule = .sequential, targetLift: Double? = nil
+        window: ConversionWindow? = nil, significance: SignificanceRule? = nil, targetLift: Double? = nil
     ) throws -> ControlReport {
         var report = try session.inOneSnapshot {
             try computed(session: session, scope: scope, asOf: asOf, conversion: conversion, window: window)
@@ -62,8 +74,11 @@ public struct ControlReport: Sendable, Equatable {
         let rows = try session.controlArms(scope, asOf: asOf, conversion: conversion, window: window)
         let settings = try session.campaignSettings(app: scope.app)
         var splits: [CampaignKey: ExpectedSplit] = [:]
+        var rules: [CampaignKey: SignificanceRule] = [:]
         for campaign in settings {
-            splits[CampaignKey(app: campaign.app, campaignID: campaign.campaignID)] = campaign.expectedSplit
+            let key = CampaignKey(app: campaign.app, campaignID: campaign.campaignID)
+            splits[key] = campaign.expectedSplit
+            rules[key] = campaign.significance
         }
         // The further queries only when a campaign of the rows needs them (``build`` reads nothing else): its
         // further conversion events when it has any, its sends when its split is not configured (send_arms knows
@@ -81,7 +96,8 @@ public struct ControlReport: Sendable, Equatable {
             : [:]
         return ControlReport(
             scope: scope, asOf: asOf,
-            allCampaigns: build(rows: rows, splits: splits, sends: sends, conversions: further, asOf: asOf)
+            allCampaigns: build(rows: rows, splits: splits, sends: sends, conversions: further, significance: rules,
+                                asOf: asOf)
         )
     }
 
@@ -108,10 +124,11 @@ public struct ControlReport: Sendable, Equatable {
     ///     expected split is learned when none is configured.
     ///   - conversions: The arms of each campaign's conversion events after the primary one
     ///     (`cardinal.control_arm_conversions`, ordinals 2 to 4).
+    ///   - significance: The significance rule of each campaign that sets one.
     ///   - asOf: The maturity cut-off the rows were counted with.
     public static func build(
         rows: [ControlArmRow], splits: [CampaignKey: ExpectedSplit], sends: [CampaignKey: [SendArmRow]] = [:],
-        conversions: [ControlArmConversionRow] = [], asOf: Date
+        conversions: [ControlArmConversionRow] = [], significance: [CampaignKey: SignificanceRule] = [:], asOf: Date
     ) -> [ControlCampaign] {
         let conversionRows = Dictionary(grouping: conversions) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
         var order: [CampaignKey] = []
@@ -140,7 +157,7 @@ public struct ControlReport: Sendable, Equatable {
                 furtherConversions: furtherConversions(arms: arms, rows: conversionRows[key] ?? []),
                 expectedSplit: split, splitSource: source, splitArms: splitArms, sampleRatio: outcome,
                 sampleRatioSkipped: skipped,
-                usersInSeveralArms: first.usersInSeveralArms
+                usersInSeveralArms: first.usersInSeveralArms, significanceSetting: significance[key]
             )
         }
     }

@@ -9,5 +9,6 @@ extension CampaignSettings {
         SQLColumn("report_time_zone", "text"),
         SQLColumn("updated_at", "timestamp with time zone"),
         SQLColumn("influenced_open_window", "interval"),
+        SQLColumn("significance", "text"),
     ])
 }

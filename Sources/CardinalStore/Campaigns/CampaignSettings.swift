@@ -18,6 +18,8 @@ public struct CampaignSettings: Sendable, Equatable {
     public var expectedSplit: ExpectedSplit?
     /// The IANA time zone of the report day; `nil` means the app's.
     public var reportTimeZone: String?
+    /// Which numbers make a variant significant in the control report; `nil` means ``SignificanceRule/standard``.
+    public var significance: SignificanceRule?
     /// When the row was last changed.
     public var updatedAt: Date
 
@@ -25,8 +27,9 @@ public struct CampaignSettings: Sendable, Equatable {
     public init(
         app: String, campaignID: String, conversionEvent: String?, conversionWindow: ConversionWindow,
         expectedSplit: ExpectedSplit?, reportTimeZone: String?, updatedAt: Date, furtherConversionEvents: [String] = [],
-        influencedOpenWindow: InfluencedOpenWindow = .standard
+        influencedOpenWindow: InfluencedOpenWindow = .standard, significance: SignificanceRule? = nil
     ) {
+        self.significance = significance
         self.influencedOpenWindow = influencedOpenWindow
         self.furtherConversionEvents = furtherConversionEvents
         self.app = app

@@ -42,11 +42,12 @@ public struct CampaignSettingsStore {
                 """
                 insert into cardinal.campaign_settings
                     (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone,
-                     influenced_open_window)
+                     influenced_open_window, significance)
                 values (\(appID), \(campaignID), \(update.conversionEvent.newValue),
                         coalesce(\(update.conversionWindow.newValue)::interval, interval '3 days'),
                         \(update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) })::jsonb,
-                        \(update.reportTimeZone.newValue), \(update.influencedOpenWindow.newValue)::interval)
+                        \(update.reportTimeZone.newValue), \(update.influencedOpenWindow.newValue)::interval,
+                        \(update.significance.newValue?.rawValue))
                 on conflict (app_id, campaign_id) do update set
                     conversion_event = case when \(update.conversionEvent.changes) then excluded.conversion_event
                                             else campaign_settings.conversion_event end,
@@ -58,7 +59,9 @@ public struct CampaignSettingsStore {
                                             else campaign_settings.report_time_zone end,
                     influenced_open_window = case when \(update.influencedOpenWindow.changes)
                                                   then excluded.influenced_open_window
-                                                  else campaign_settings.influenced_open_window end
+                                                  else campaign_settings.influenced_open_window end,
+                    significance = case when \(update.significance.changes) then excluded.significance
+                                        else campaign_settings.significance end
                 """
             )
             // Resetting the primary conversion event resets the others: they would be a list without its first.
@@ -146,6 +149,17 @@ public struct CampaignSettingsStore {
         }
     }
 
+    /// The `significance` column: `nil` (the default), or a rule its CHECK constraint allows.
+    private static func significance(from row: PostgresRow) throws -> SignificanceRule? {
+        guard let text = try row.decode(String?.self, column: CampaignSettings.sqlColumns["significance"]) else {
+            return nil
+        }
+        guard let rule = SignificanceRule(rawValue: text) else {
+            throw ReportDecodingError(what: "significance", value: text, expected: "sequential or fixed")
+        }
+        return rule
+    }
+
     /// Decodes the app's name and the setting columns, by name.
     private static func settings(from row: PostgresRow) throws -> CampaignSettings {
         let columns = CampaignSettings.sqlColumns
@@ -172,7 +186,8 @@ public struct CampaignSettingsStore {
             },
             reportTimeZone: try row.decode(String?.self, column: columns["report_time_zone"]),
             updatedAt: try row.decode(Date.self, column: columns["updated_at"]),
-            influencedOpenWindow: influencedOpenWindow
+            influencedOpenWindow: influencedOpenWindow,
+            significance: try significance(from: row)
         )
     }
 }

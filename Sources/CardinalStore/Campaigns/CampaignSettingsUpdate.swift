@@ -12,6 +12,8 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
     public var expectedSplit: SettingChange<ExpectedSplit>
     /// The report time zone (reset: the app's).
     public var reportTimeZone: SettingChange<String>
+    /// The rule that makes a variant significant (reset: none, sequential).
+    public var significance: SettingChange<SignificanceRule>
 
     /// Creates an update; every setting is kept unless given.
     public init(
@@ -20,8 +22,10 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
         expectedSplit: SettingChange<ExpectedSplit> = .keep,
         reportTimeZone: SettingChange<String> = .keep,
         furtherConversionEvents: SettingChange<[String]> = .keep,
-        influencedOpenWindow: SettingChange<InfluencedOpenWindow> = .keep
+        influencedOpenWindow: SettingChange<InfluencedOpenWindow> = .keep,
+        significance: SettingChange<SignificanceRule> = .keep
     ) {
+        self.significance = significance
         self.influencedOpenWindow = influencedOpenWindow
         self.furtherConversionEvents = furtherConversionEvents
         self.conversionEvent = conversionEvent

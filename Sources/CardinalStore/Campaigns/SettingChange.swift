@@ -4,7 +4,8 @@ public enum SettingChange<Value: Sendable & Equatable>: Sendable, Equatable {
     case keep
     /// Store this value.
     case set(Value)
-    /// Go back to the default (no conversion event, 3 days, no split, the app's time zone, 12 hours of influenced opens).
+    /// Go back to the default (no conversion event, 3 days, no split, the app's time zone, 12 hours of influenced opens,
+    /// sequential significance).
     case reset
 
     /// The value to store when the setting changes, `nil` for the default.

@@ -25,4 +25,7 @@ public enum AnomalyKind: String, Sendable, CaseIterable {
     case usersInSeveralArms = "users_in_several_arms"
     /// Arm sizes that do not fit the expected split (from the control report).
     case sampleRatioMismatch = "sample_ratio_mismatch"
+    /// A variant that converts significantly less than control under the campaign's significance rule (from
+    /// the control report).
+    case variantWorseThanControl = "variant_worse_than_control"
 }

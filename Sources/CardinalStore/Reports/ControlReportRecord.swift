@@ -1,7 +1,7 @@
 public import Foundation
 
 /// One stored row of the control report (`cardinal.report_control`): an arm of a campaign with its counts,
-/// its comparison with control (variant arms) and the campaign's sample ratio check.
+/// its comparison with control (variant arms), the campaign's sample ratio check and significance rule.
 ///
 /// The statistics are computed by CardinalReports; this is their flat, storable form.
 public struct ControlReportRecord: Sendable, Equatable {
@@ -45,6 +45,28 @@ public struct ControlReportRecord: Sendable, Equatable {
     public var srmSkipped: String?
     /// Where the campaign's expected split came from; `nil` only in runs stored before it was recorded.
     public var srmSplitSource: ExpectedSplitSource?
+    /// Always-valid 95% interval of ``difference``, lower bound.
+    public var alwaysValidDifferenceLower: Double?
+    /// Always-valid 95% interval of ``difference``, upper bound.
+    public var alwaysValidDifferenceUpper: Double?
+    /// Always-valid 95% interval of ``relativeLift``, lower bound.
+    public var alwaysValidLiftLower: Double?
+    /// Always-valid 95% interval of ``relativeLift``, upper bound.
+    public var alwaysValidLiftUpper: Double?
+    /// Always-valid p-value.
+    public var alwaysValidPValue: Double?
+    /// Holm-adjusted always-valid p-value.
+    public var alwaysValidPValueHolm: Double?
+    /// The rule the campaign was judged by (on every row of the campaign).
+    public var significance: SignificanceRule?
+    /// Where ``significance`` came from.
+    public var significanceSource: SignificanceSource?
+    /// Whether the variant differs from control under ``significance``.
+    public var significant: Bool?
+    /// Minimum detectable difference at today's sample.
+    public var minimumDetectableDifference: Double?
+    /// ``minimumDetectableDifference`` relative to the control rate.
+    public var minimumDetectableLift: Double?
 
     /// Creates a record of `arm`; every statistic starts undefined.
     public init(arm: ControlArmRow, asOf: Date) {

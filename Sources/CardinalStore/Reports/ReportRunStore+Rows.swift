@@ -22,14 +22,20 @@ extension ReportRunStore {
              users, converters, rate, exposed_users, users_in_several_arms, difference, difference_ci95_lower,
              difference_ci95_upper, relative_lift, relative_lift_ci95_lower, relative_lift_ci95_upper, z,
              p_value, p_value_holm, confidence, chance_to_beat_control, srm_chi2, srm_df, srm_p_value,
-             srm_mismatch, srm_skipped, srm_split_source)
+             srm_mismatch, srm_skipped, srm_split_source, always_valid_difference_ci95_lower,
+             always_valid_difference_ci95_upper, always_valid_lift_ci95_lower, always_valid_lift_ci95_upper,
+             always_valid_p_value, always_valid_p_value_holm, significance, significance_source, significant, mde,
+             mde_lift)
         select \(runID), r.position, r.app_name, r.campaign_id, r.conversion_event,
                make_interval(days => r.window_seconds / 86400, secs => r.window_seconds % 86400), r.as_of,
                r.variant_id, r.control, r.users, r.converters, r.rate, r.exposed_users, r.users_in_several_arms,
                r.difference, r.difference_ci95_lower, r.difference_ci95_upper, r.relative_lift,
                r.relative_lift_ci95_lower, r.relative_lift_ci95_upper, r.z, r.p_value, r.p_value_holm,
                r.confidence, r.chance_to_beat_control, r.srm_chi2, r.srm_df, r.srm_p_value, r.srm_mismatch,
-               r.srm_skipped, r.srm_split_source
+               r.srm_skipped, r.srm_split_source, r.always_valid_difference_ci95_lower,
+               r.always_valid_difference_ci95_upper, r.always_valid_lift_ci95_lower, r.always_valid_lift_ci95_upper,
+               r.always_valid_p_value, r.always_valid_p_value_holm, r.significance, r.significance_source,
+               r.significant, r.mde, r.mde_lift
         from jsonb_to_recordset(\(json(records))::jsonb) as r (
             position integer, app_name text, campaign_id text, conversion_event text, window_seconds integer,
             as_of timestamptz, variant_id text, control boolean, users bigint, converters bigint,
@@ -40,7 +46,11 @@ extension ReportRunStore {
             z double precision, p_value double precision, p_value_holm double precision,
             confidence double precision, chance_to_beat_control double precision, srm_chi2 double precision,
             srm_df integer, srm_p_value double precision, srm_mismatch boolean, srm_skipped text,
-            srm_split_source text)
+            srm_split_source text, always_valid_difference_ci95_lower double precision,
+            always_valid_difference_ci95_upper double precision, always_valid_lift_ci95_lower double precision,
+            always_valid_lift_ci95_upper double precision, always_valid_p_value double precision,
+            always_valid_p_value_holm double precision, significance text, significance_source text,
+            significant boolean, mde double precision, mde_lift double precision)
         """
     }
 
@@ -77,6 +87,17 @@ extension ReportRunStore {
                 ("srm_mismatch", ReportJSON.bool(record.srmMismatch)),
                 ("srm_skipped", ReportJSON.string(record.srmSkipped)),
                 ("srm_split_source", ReportJSON.string(record.srmSplitSource?.rawValue)),
+                ("always_valid_difference_ci95_lower", ReportJSON.number(record.alwaysValidDifferenceLower)),
+                ("always_valid_difference_ci95_upper", ReportJSON.number(record.alwaysValidDifferenceUpper)),
+                ("always_valid_lift_ci95_lower", ReportJSON.number(record.alwaysValidLiftLower)),
+                ("always_valid_lift_ci95_upper", ReportJSON.number(record.alwaysValidLiftUpper)),
+                ("always_valid_p_value", ReportJSON.number(record.alwaysValidPValue)),
+                ("always_valid_p_value_holm", ReportJSON.number(record.alwaysValidPValueHolm)),
+                ("significance", ReportJSON.string(record.significance?.rawValue)),
+                ("significance_source", ReportJSON.string(record.significanceSource?.rawValue)),
+                ("significant", ReportJSON.bool(record.significant)),
+                ("mde", ReportJSON.number(record.minimumDetectableDifference)),
+                ("mde_lift", ReportJSON.number(record.minimumDetectableLift)),
             ]
         }
     }

@@ -14,7 +14,10 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
         carry no variant_id 'default'. Without a split the check uses the split of the campaign's \
         sends, or is skipped. A canvas's settings are set with its canvas id as --campaign. \
         --influenced-open-window is how long after a push send an app open (session_start) without a \
-        direct open counts as an influenced open (unique-impressions' push columns).
+        direct open counts as an influenced open (unique-impressions' push columns). \
+        --significance chooses the p-value that makes a variant significant in the control report \
+        and raises variant_worse_than_control for --fail-on (report control --significance \
+        overrides it).
         Example: cardinal campaigns set --app shop --campaign spring --conversion purchase \
         --window 3d --split control=1,v1=1,v2=1
         """
@@ -37,10 +40,16 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
                        parser: .expectedSplit)
     let timezone = Option("timezone", help: "IANA time zone of the campaign's report day (else the app's).",
                           valueName: "zone")
+    let significance = Option(
+        "significance", help: "Which Holm-adjusted p-value below 0.05 makes a variant significant: sequential "
+            + "(always-valid, for a report read daily) or fixed (fixed-horizon, one look) (default sequential).",
+        valueName: "rule", parser: .oneOf(SignificanceRule.self)
+    )
     let format = CommonOptions.format
     let clearConversion = Flag("clear-conversion", help: "Remove the conversion events.")
     let clearSplit = Flag("clear-split", help: "Remove the expected split (equal shares).")
     let clearTimezone = Flag("clear-timezone", help: "Use the app's time zone again.")
+    let clearSignificance = Flag("clear-significance", help: "Use the default significance rule again (sequential).")
 
     static func run(_ parsed: ParsedCommand<Self>) throws {
         var primary = try change(\.conversion, clear: \.clearConversion, parsed)
@@ -60,7 +69,8 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
             expectedSplit: try change(\.split, clear: \.clearSplit, parsed),
             reportTimeZone: try change(\.timezone, clear: \.clearTimezone, parsed),
             furtherConversionEvents: further,
-            influencedOpenWindow: parsed.influencedOpenWindow.map { .set($0) } ?? .keep
+            influencedOpenWindow: parsed.influencedOpenWindow.map { .set($0) } ?? .keep,
+            significance: try change(\.significance, clear: \.clearSignificance, parsed)
         )
         let settings = try CampaignSettingsStore(connection: try parsed.connect())
             .set(app: parsed.app, campaignID: parsed.campaign, update)

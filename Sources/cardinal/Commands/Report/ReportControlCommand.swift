@@ -1,5 +1,6 @@
 import ArgumentKit
 import CardinalReports
+import CardinalStore
 
 /// `cardinal report control`.
 struct ReportControlCommand: ConversionReportCommand {
@@ -9,13 +10,16 @@ struct ReportControlCommand: ConversionReportCommand {
         A user is exposed at the first impression (control arm: first control impression; push: the \
         send), converts with the conversion event within the window after it, and counts once the \
         window has elapsed by --as-of. Users exposed to several arms are left out. --fail-on trips \
-        on sample ratio mismatches, which are critical. Each of a campaign's conversion events \
+        on sample ratio mismatches, which are critical, and on variants significantly worse than \
+        control (variant_worse_than_control), which are warnings. Each of a campaign's conversion events \
         (campaigns set --conversions) is compared; Holm adjusts the primary over the variants and \
         the others over every variant and further event together. --canvas reports a canvas \
         instead (its variants and control over all its steps); its settings are those set with \
         'campaigns set --campaign <canvas id>', its report days the app's. Beside the fixed-horizon \
         numbers each variant gets always-valid ones (a 95% confidence sequence and its p-value) and \
-        the minimum detectable effect at today's sample.
+        the minimum detectable effect at today's sample. A campaign's significance rule is its \
+        setting (campaigns set --significance), else sequential; --significance overrides it for \
+        every campaign, and the output names the rule and where it came from.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -31,10 +35,11 @@ struct ReportControlCommand: ConversionReportCommand {
     let format = CommonOptions.format
     let failOn = ReportOptions.failOn
     let includeTest = ReportOptions.includeTest
-    let significance = RequiredOption(
-        "significance", help: "Which p-value (Holm-adjusted, < 0.05) makes a variant significant: sequential "
-            + "(always-valid, right however often the report is read) or fixed (fixed-horizon, one look).",
-        valueName: "rule", default: SignificanceRule.sequential.rawValue, parser: .oneOf(SignificanceRule.self)
+    let significance = Option(
+        "significance", help: "Which p-value (Holm-adjusted, < 0.05) makes a variant significant in every "
+            + "campaign: sequential (always-valid, right however often the report is read) or fixed "
+            + "(fixed-horizon, one look). Default: each campaign's setting, else sequential.",
+        valueName: "rule", parser: .oneOf(SignificanceRule.self)
     )
     let targetLift = Option(
         "target-lift", help: "Estimate the days still needed to detect this relative lift, e.g. 0.1 or 10%.",
@@ -63,7 +68,7 @@ struct ReportControlCommand: ConversionReportCommand {
                 """)
         }
         Console.print(report.render(parsed.format))
-        if let threshold = parsed.failOn, threshold.isTripped(by: report.sampleRatioFindings) {
+        if let threshold = parsed.failOn, threshold.isTripped(by: report.findings) {
             throw CommandExit(code: ExitCode.findings)
         }
     }

@@ -1,5 +1,7 @@
 /// Which numbers decide that a variant differs "significantly" from control: the fixed-horizon ones, valid for
 /// a single look at a sample fixed in advance, or the always-valid ones, valid however often the report is read.
+/// A campaign's setting (`cardinal campaigns set --significance`, `campaign_settings.significance`); the
+/// control report decides with it (CardinalReports' `isSignificant`).
 ///
 /// The default is ``sequential``: the control report runs every night and is read every morning, and with daily
 /// looks over a month the fixed-horizon p-value falls below 0.05 on some day for 29 % of campaigns that have no
@@ -15,12 +17,6 @@ public enum SignificanceRule: String, Sendable, CaseIterable {
     /// The level both rules compare their p-value with.
     public static let level = 0.05
 
-    /// Whether `comparison` is significant under this rule; `nil` when the p-value it needs is undefined.
-    public func isSignificant(_ comparison: VariantComparison) -> Bool? {
-        let pValue = switch self {
-        case .fixed: comparison.pValueHolm
-        case .sequential: comparison.alwaysValid.pValueHolm
-        }
-        return pValue.map { $0 < Self.level }
-    }
+    /// The rule of a campaign that sets none.
+    public static let standard = SignificanceRule.sequential
 }

@@ -1,0 +1,21 @@
+import CardinalStore
+
+extension ControlReportRecord {
+    /// Fills the always-valid numbers, the verdict of the campaign's significance rule and the minimum
+    /// detectable effect of a variant row (`report_control`'s columns of migration 0090).
+    mutating func storeExperimentColumns(
+        _ statistics: VariantComparison, of arm: ControlArm, in campaign: ControlCampaign, report: ControlReport
+    ) {
+        let alwaysValid = statistics.alwaysValid
+        alwaysValidDifferenceLower = alwaysValid.differenceInterval?.lower
+        alwaysValidDifferenceUpper = alwaysValid.differenceInterval?.upper
+        alwaysValidLiftLower = alwaysValid.relativeLiftInterval?.lower
+        alwaysValidLiftUpper = alwaysValid.relativeLiftInterval?.upper
+        alwaysValidPValue = alwaysValid.pValue
+        alwaysValidPValueHolm = alwaysValid.pValueHolm
+        significant = report.significance(of: campaign).rule.isSignificant(statistics)
+        let figures = report.power(of: arm, against: campaign.controlArm, window: campaign.window)
+        minimumDetectableDifference = figures?.minimumDetectableDifference
+        minimumDetectableLift = figures?.minimumDetectableLift
+    }
+}
