@@ -2,12 +2,13 @@
 -- them who converted within the window, and the users sent to each arm for the sample ratio check.
 --
 -- Entry points: control_arms (one conversion event), control_arm_conversions (every conversion goal),
--- send_arms, and control_arm_days (one campaign's control report day by day, for the campaign page). Each
--- picks the state that answers: campaigns without test events read the control counts
+-- control_arm_covariates (CUPED's sums over the users control_arms counts), send_arms, and control_arm_days
+-- (one campaign's control report day by day, for the campaign page). Each picks the state that answers:
+-- campaigns without test events read the control counts
 -- (control_arms_from_exposures, control_arm_conversions_from_exposures: report_control_exposure_days for the
 -- days wholly matured or wholly unmatured at as_of, the per-user report_control_exposures for the days
 -- between, with the pending events' change; control_exposure_bounds finds those days;
--- control_arm_days_from_exposures reads the per-user rows of every day); canvases, test events and other
+-- control_arm_days_from_exposures reads them for every day at once); canvases, test events and other
 -- conversion events read the per-user state (control_arms_from_user_state: the users of
 -- control_cohort_from_user_state, counted per arm by control_arms_of_cohort, which counts the raw-event
 -- cohort of control_arms_reference the same way).
@@ -722,7 +723,10 @@ create or replace function cardinal.control_cohort_from_user_state(
         control          boolean,
         several_arms     boolean,
         matured          boolean,
-        converted        boolean
+        converted        boolean,
+        app_id           bigint,
+        user_key         text,
+        exposed_at       timestamptz
     )
     language sql
     stable
@@ -820,7 +824,8 @@ as $function$
            window_end <= control_cohort_from_user_state.as_of as matured,
            arms = 1
                and window_end <= control_cohort_from_user_state.as_of
-               and coalesce(next_conversion <= window_end, false) as converted
+               and coalesce(next_conversion <= window_end, false) as converted,
+           app_id, user_key, exposed_at
     from (
         select *,
                min(time) filter (where is_conversion) over (
@@ -834,7 +839,7 @@ as $function$
     union all
     select app_name, source_id, conversion_event, window_length, variant_id, control, arms > 1,
            cardinal.report_window_end(exposed_at, window_length, time_zone) <= control_cohort_from_user_state.as_of,
-           false
+           false, app_id, user_key, exposed_at
     from exposed
     where conversion_event is null;
 $function$;
@@ -844,8 +849,307 @@ comment on function cardinal.control_cohort_from_user_state(text, text, date, da
     'The users control_arms_from_user_state counts, from the per-user report state (report_user_facts_of, '
     'report_conversion_facts): per user first exposed in from_date..to_date of a campaign (or the canvas), '
     'its source, settings and arm, whether it is in several arms, its window has elapsed by as_of and it '
-    'converted within the window (report_window_end in the report days'' zone). An inlinable SQL function: '
+    'converted within the window (report_window_end in the report days'' zone), and the user (app_id, '
+    'user_key) with its first exposure (exposed_at), for control_arm_covariates. An inlinable SQL function: '
     'the plan settings are its caller''s.';
+
+
+-- CUPED's covariate (issue 47; docs/experiment-statistics.md): per arm of control_arms, sums over its matured
+-- users in one arm only of x, the user's conversions of the campaign's conversion event in the pre-exposure
+-- window [exposed_at - window, exposed_at), and y, whether the user converted as control_arms counts it. Sums,
+-- not users: the estimator needs no more (CovariateSums), and a report never carries a row per user.
+create or replace function cardinal.control_arm_covariates(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz default now(),
+    conversion        text        default null,
+    conversion_window interval    default null,
+    include_test      boolean     default false,
+    canvas            text        default null,
+    cuped_window      interval    default null
+)
+    returns table (
+        app_name            text,
+        campaign_id         text,
+        conversion_event    text,
+        pre_exposure_window interval,
+        variant_id          text,
+        control             boolean,
+        users               bigint,
+        converters          bigint,
+        sum_x               bigint,
+        sum_x_squares       bigint,
+        sum_xy              bigint,
+        canvas_id           text
+    )
+    -- PL/pgSQL, as control_arms, so that the query is planned with the arguments' values: the sources they rule
+    -- out are planned away instead of costing every call the planning of all three (a SQL function's body is
+    -- planned without them).
+    language plpgsql
+    stable
+    -- Hash joins whatever the row estimates (as control_arms_from_user_state); the per-user lookups are
+    -- subqueries and lateral scans, which stay nested loops.
+    set enable_nestloop = off
+    -- Those loops then carry the planner's disable cost, which would pass every JIT threshold.
+    set jit = off
+    -- Hashed aggregates too: a sort of the cohort's users took a third of the time.
+    set enable_sort = off
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    return query
+    select *
+    from cardinal.control_arm_covariates_of_cohort(control_arm_covariates.app, control_arm_covariates.campaign,
+                                                   control_arm_covariates.from_date, control_arm_covariates.to_date,
+                                                   control_arm_covariates.as_of, control_arm_covariates.conversion,
+                                                   control_arm_covariates.conversion_window,
+                                                   control_arm_covariates.include_test, control_arm_covariates.canvas,
+                                                   control_arm_covariates.cuped_window, false);
+end
+$function$;
+alter function cardinal.control_arm_covariates(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_covariates(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval) to cardinal_reader;
+comment on function cardinal.control_arm_covariates(text, text, date, date, timestamptz, text, interval, boolean, text, interval) is
+    'CUPED''s sufficient statistics per arm of control_arms (the same arguments, and cuped_window), read from '
+    'the report state: over the arm''s matured users that are in one arm only (users, as control_arms counts '
+    'them), y = 1 for a converter (converters = Σy = Σy²) and x = the user''s conversions of the campaign''s '
+    'conversion event in [exposed_at - pre_exposure_window, exposed_at) before the first exposure, the window '
+    'in elapsed time (cuped_window, else campaign_settings.cuped_window, else 14 days): sum_x = Σx, '
+    'sum_x_squares = Σx², sum_xy = Σxy. Only campaigns with a conversion event, and arms with matured users. '
+    'Campaigns without test events and with their own conversion event read report_control_exposures, the rest '
+    'the per-user state (control_cohort_from_user_state); the users'' report_conversion_state rows are read in '
+    'one primary-key scan of their keys and hashed with their unfolded conversions. '
+    'control_arm_covariates_reference computes the same from raw events; SQL/docs/reports.md defines the '
+    'columns.';
+
+
+-- The covariate sums of a cohort: one body for the report state and the raw events (reference), so that both
+-- pick, measure and add up users alike. The cohort is the control counts' per-user rows
+-- (report_control_exposures with the pending events' change) for the campaigns control_arms reads them for,
+-- control_cohort_from_user_state for the others, or control_cohort_reference. The arguments gate the sources:
+-- constants in both callers, so the branches not taken are planned away (or skipped by one-time filters).
+create or replace function cardinal.control_arm_covariates_of_cohort(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz,
+    conversion        text,
+    conversion_window interval,
+    include_test      boolean,
+    canvas            text,
+    cuped_window      interval,
+    reference         boolean
+)
+    returns table (
+        app_name            text,
+        campaign_id         text,
+        conversion_event    text,
+        pre_exposure_window interval,
+        variant_id          text,
+        control             boolean,
+        users               bigint,
+        converters          bigint,
+        sum_x               bigint,
+        sum_x_squares       bigint,
+        sum_xy              bigint,
+        canvas_id           text
+    )
+    language sql
+    stable
+as $function$
+    with target as (
+        select a.app_id, a.name as app_name, a.report_time_zone
+        from cardinal.apps as a
+        where cardinal.check_report_range(control_arm_covariates_of_cohort.from_date,
+                                          control_arm_covariates_of_cohort.to_date)
+          and cardinal.check_control_source(control_arm_covariates_of_cohort.campaign,
+                                            control_arm_covariates_of_cohort.canvas)
+          and (control_arm_covariates_of_cohort.app is null or a.name = control_arm_covariates_of_cohort.app)
+    ),
+    -- The campaigns whose users report_control_exposures holds with the conversion counted (no canvas, no test
+    -- events, the campaign's own conversion event), with their clock and the range's bounds. A few rows.
+    counted_sources as materialized (
+        select t.app_id, t.app_name, s.campaign_id, s.conversion_event,
+               coalesce(control_arm_covariates_of_cohort.conversion_window, s.conversion_window) as window_length,
+               zone.name as time_zone,
+               control_arm_covariates_of_cohort.from_date::timestamp at time zone zone.name as lower_time,
+               (control_arm_covariates_of_cohort.to_date + 1)::timestamp at time zone zone.name as upper_time
+        from target as t
+        join cardinal.campaign_settings as s on s.app_id = t.app_id
+        cross join lateral (select coalesce(s.report_time_zone, t.report_time_zone) as name) as zone
+        where not control_arm_covariates_of_cohort.reference
+          and control_arm_covariates_of_cohort.canvas is null
+          and not control_arm_covariates_of_cohort.include_test
+          and s.conversion_event is not null
+          and (control_arm_covariates_of_cohort.conversion is null
+               or s.conversion_event = control_arm_covariates_of_cohort.conversion)
+          and (control_arm_covariates_of_cohort.campaign is null
+               or s.campaign_id = control_arm_covariates_of_cohort.campaign)
+    ),
+    -- The rows the pending events make, in place of the folded rows of the users they touch.
+    pending as materialized (
+        select p.app_id, p.campaign_id, p.user_key, p.exposed_at, p.control, p.variant_id, p.second_arm_at,
+               p.converted_at
+        from cardinal.pending_control_exposures(control_arm_covariates_of_cohort.campaign) as p
+        where not control_arm_covariates_of_cohort.reference
+          and control_arm_covariates_of_cohort.canvas is null
+          and not control_arm_covariates_of_cohort.include_test
+          and p.app_id in (select s.app_id from counted_sources as s)
+    ),
+    -- The folded rows of each campaign's range, an index range per campaign (a lateral subquery that
+    -- `offset 0` keeps from being flattened into a hash join, which would read the whole table), and the
+    -- pending rows.
+    counted_rows as (
+        select s.*, r.user_key, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at
+        from counted_sources as s
+        cross join lateral (
+            select *
+            from cardinal.report_control_exposures as r
+            where r.app_id = s.app_id
+              and r.campaign_id = s.campaign_id
+              and r.exposed_at >= s.lower_time
+              and r.exposed_at < s.upper_time
+            offset 0
+        ) as r
+        where not exists (
+            select from pending as p
+            where p.app_id = r.app_id and p.campaign_id = r.campaign_id and p.user_key = r.user_key
+        )
+        union all
+        select s.*, p.user_key, p.exposed_at, p.control, p.variant_id, p.second_arm_at, p.converted_at
+        from counted_sources as s
+        join pending as p on p.app_id = s.app_id and p.campaign_id = s.campaign_id
+        where p.exposed_at >= s.lower_time and p.exposed_at < s.upper_time
+    ),
+    -- The matured users in one arm only, with whether they converted within the window, from each source.
+    cohort as (
+        select r.app_id, r.app_name, r.campaign_id as source_id, r.conversion_event, r.variant_id, r.control,
+               r.user_key, r.exposed_at, coalesce(r.converted_at <= window_end.time, false) as converted
+        from counted_rows as r
+        cross join lateral (
+            select cardinal.report_window_end(r.exposed_at, r.window_length, r.time_zone) as time
+        ) as window_end
+        where window_end.time <= control_arm_covariates_of_cohort.as_of
+          and not coalesce(r.second_arm_at < r.upper_time, false)
+        union all
+        select c.app_id, c.app_name, c.source_id, c.conversion_event, c.variant_id, c.control, c.user_key,
+               c.exposed_at, c.converted
+        from cardinal.control_cohort_from_user_state(control_arm_covariates_of_cohort.app,
+                                                     control_arm_covariates_of_cohort.campaign,
+                                                     control_arm_covariates_of_cohort.from_date,
+                                                     control_arm_covariates_of_cohort.to_date,
+                                                     control_arm_covariates_of_cohort.as_of,
+                                                     control_arm_covariates_of_cohort.conversion,
+                                                     control_arm_covariates_of_cohort.conversion_window,
+                                                     control_arm_covariates_of_cohort.include_test,
+                                                     control_arm_covariates_of_cohort.canvas) as c
+        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.source_id
+        where not control_arm_covariates_of_cohort.reference
+          -- Only what the control counts do not answer (counted_sources).
+          and (control_arm_covariates_of_cohort.canvas is not null
+               or control_arm_covariates_of_cohort.include_test
+               or control_arm_covariates_of_cohort.conversion is not null)
+          and (control_arm_covariates_of_cohort.canvas is not null
+               or control_arm_covariates_of_cohort.include_test
+               or s.conversion_event is distinct from control_arm_covariates_of_cohort.conversion)
+          and c.matured and not c.several_arms and c.conversion_event is not null
+        union all
+        select c.app_id, c.app_name, c.source_id, c.conversion_event, c.variant_id, c.control, c.user_key,
+               c.exposed_at, c.converted
+        from cardinal.control_cohort_reference(control_arm_covariates_of_cohort.app,
+                                               control_arm_covariates_of_cohort.campaign,
+                                               control_arm_covariates_of_cohort.from_date,
+                                               control_arm_covariates_of_cohort.to_date,
+                                               control_arm_covariates_of_cohort.as_of,
+                                               control_arm_covariates_of_cohort.conversion,
+                                               control_arm_covariates_of_cohort.conversion_window,
+                                               control_arm_covariates_of_cohort.include_test,
+                                               control_arm_covariates_of_cohort.canvas) as c
+        where control_arm_covariates_of_cohort.reference
+          and c.matured and not c.several_arms and c.conversion_event is not null
+    ),
+    -- Each user's pre-exposure window, in elapsed time (the CHECK allows no months, so its epoch is exact):
+    -- the same instants whatever the session's TimeZone.
+    measured_users as materialized (
+        select c.*, window_length.pre_exposure_window,
+               c.exposed_at - make_interval(secs => extract(epoch from window_length.pre_exposure_window))
+                   as window_start
+        from cohort as c
+        left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.source_id
+        cross join lateral (
+            select coalesce(control_arm_covariates_of_cohort.cuped_window, s.cuped_window, interval '14 days')
+                       as pre_exposure_window
+        ) as window_length
+    ),
+    -- The report state's conversions of the cohort's users, folded and unfolded: the folded rows in one index
+    -- scan of report_conversion_state's primary key for all the users' keys at once (a probe per key, not a
+    -- scan of the table), the unfolded ones as the few pending rows.
+    conversions as (
+        select v.app_id, v.user_key, v.conversion_name, v.test, v.times
+        from cardinal.report_conversion_state as v
+        where not control_arm_covariates_of_cohort.reference
+          and v.app_id = any(array(select distinct u.app_id from measured_users as u))
+          and v.user_key = any(array(select distinct u.user_key from measured_users as u))
+          and v.conversion_name = any(array(select distinct u.conversion_event from measured_users as u))
+        union all
+        select v.app_id, v.user_key, v.conversion_name, v.test, v.times
+        from cardinal.report_pending_conversion_facts as v
+        where not control_arm_covariates_of_cohort.reference
+          and v.app_id in (select t.app_id from target as t)
+    ),
+    -- Each user's conversions in its window: the users and their conversion rows hashed together.
+    state_covariates as (
+        select u.app_id, u.source_id, u.user_key, count(*) as conversions
+        from measured_users as u
+        join conversions as v
+            on v.app_id = u.app_id and v.user_key = u.user_key and v.conversion_name = u.conversion_event
+        cross join lateral unnest(v.times) as conversion (time)
+        where (control_arm_covariates_of_cohort.include_test or not v.test)
+          and conversion.time >= u.window_start and conversion.time < u.exposed_at
+        group by u.app_id, u.source_id, u.user_key
+    ),
+    -- x per user: from the report state, or for the reference from its raw events (identified_events_of_user,
+    -- by index).
+    covariates as (
+        select u.app_name, u.source_id, u.conversion_event, u.pre_exposure_window, u.variant_id, u.control,
+               u.converted,
+               case when control_arm_covariates_of_cohort.reference then (
+                   select count(*)
+                   from cardinal.identified_events_of_user(u.app_id, u.user_key) as v
+                   where v.type = 'conversion'
+                     and v.conversion_name = u.conversion_event
+                     and v.time >= u.window_start
+                     and v.time < u.exposed_at
+                     and (control_arm_covariates_of_cohort.include_test or not v.test)
+               ) else coalesce(c.conversions, 0) end as x
+        from measured_users as u
+        left join state_covariates as c
+            on c.app_id = u.app_id and c.source_id = u.source_id and c.user_key = u.user_key
+    )
+    select app_name,
+           case when control_arm_covariates_of_cohort.canvas is null then source_id end,
+           conversion_event, pre_exposure_window, variant_id, control,
+           count(*),
+           count(*) filter (where converted),
+           sum(x)::bigint,
+           sum(x * x)::bigint,
+           coalesce(sum(x) filter (where converted), 0)::bigint,
+           case when control_arm_covariates_of_cohort.canvas is not null then source_id end
+    from covariates
+    group by app_name, source_id, conversion_event, pre_exposure_window, variant_id, control
+    order by app_name, source_id, control desc, variant_id nulls first;
+$function$;
+alter function cardinal.control_arm_covariates_of_cohort(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval, boolean) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_covariates_of_cohort(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval, boolean) to cardinal_reader;
+comment on function cardinal.control_arm_covariates_of_cohort(text, text, date, date, timestamptz, text, interval, boolean, text, interval, boolean) is
+    'The rows of control_arm_covariates from a cohort: report_control_exposures (with the pending events'' '
+    'change) for campaigns without test events on their own conversion event, else '
+    'control_cohort_from_user_state; with reference, control_cohort_reference and each user''s raw events '
+    '(identified_events_of_user). control_arm_covariates and control_arm_covariates_reference call it; an '
+    'inlinable SQL function, so that the branches not taken are planned away.';
 
 
 -- The control report of the conversion goals from first_ordinal on, for campaigns without test events, in one

@@ -147,7 +147,10 @@ create or replace function cardinal.control_cohort_reference(
         control          boolean,
         several_arms     boolean,
         matured          boolean,
-        converted        boolean
+        converted        boolean,
+        app_id           bigint,
+        user_key         text,
+        exposed_at       timestamptz
     )
     language sql
     stable
@@ -238,7 +241,8 @@ as $function$
                      and v.time >= x.exposed_at
                      and v.time <= window_end.time
                      and (control_cohort_reference.include_test or not v.test)
-               ) as converted
+               ) as converted,
+           x.app_id, x.user_key, x.exposed_at
     from exposed as x
     cross join lateral (
         select cardinal.report_window_end(x.exposed_at, x.window_length, x.time_zone) as time
@@ -251,7 +255,61 @@ comment on function cardinal.control_cohort_reference(text, text, date, date, ti
     'The users control_arms_reference counts, from the raw events (identified_events): per user first exposed '
     'in from_date..to_date of a campaign (or the canvas), its source, settings and arm, whether it is in '
     'several arms, its window has elapsed by as_of and it converted within the window (report_window_end in '
-    'the report days'' zone). The raw-event twin of control_cohort_from_user_state.';
+    'the report days'' zone), and the user (app_id, user_key) with its first exposure (exposed_at). The '
+    'raw-event twin of control_cohort_from_user_state.';
+
+
+-- The reference of control_arm_covariates over the raw events (identities merged by identified_events): the
+-- raw-event cohort, measured and added up by the same control_arm_covariates_of_cohort as the report state's.
+create or replace function cardinal.control_arm_covariates_reference(
+    app               text,
+    campaign          text,
+    from_date         date,
+    to_date           date,
+    as_of             timestamptz default now(),
+    conversion        text        default null,
+    conversion_window interval    default null,
+    include_test      boolean     default false,
+    canvas            text        default null,
+    cuped_window      interval    default null
+)
+    returns table (
+        app_name            text,
+        campaign_id         text,
+        conversion_event    text,
+        pre_exposure_window interval,
+        variant_id          text,
+        control             boolean,
+        users               bigint,
+        converters          bigint,
+        sum_x               bigint,
+        sum_x_squares       bigint,
+        sum_xy              bigint,
+        canvas_id           text
+    )
+    language sql
+    stable
+as $function$
+    select *
+    from cardinal.control_arm_covariates_of_cohort(control_arm_covariates_reference.app,
+                                                   control_arm_covariates_reference.campaign,
+                                                   control_arm_covariates_reference.from_date,
+                                                   control_arm_covariates_reference.to_date,
+                                                   control_arm_covariates_reference.as_of,
+                                                   control_arm_covariates_reference.conversion,
+                                                   control_arm_covariates_reference.conversion_window,
+                                                   control_arm_covariates_reference.include_test,
+                                                   control_arm_covariates_reference.canvas,
+                                                   control_arm_covariates_reference.cuped_window, true);
+$function$;
+alter function cardinal.control_arm_covariates_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_covariates_reference(text, text, date, date, timestamp with time zone, text, interval, boolean, text, interval) to cardinal_reader;
+comment on function cardinal.control_arm_covariates_reference(text, text, date, date, timestamptz, text, interval, boolean, text, interval) is
+    'Reference implementation of control_arm_covariates over the raw events, identities merged '
+    '(identified_events): the same arguments and rows, computed without the report state: the users of '
+    'control_cohort_reference, each user''s pre-exposure conversions read from its events '
+    '(identified_events_of_user), added up by control_arm_covariates_of_cohort. Slow on large apps; for '
+    'checking numbers and tests.';
 
 
 create or replace function cardinal.anomalies_reference(

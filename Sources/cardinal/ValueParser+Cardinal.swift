@@ -35,6 +35,11 @@ extension ValueParser where Value == InfluencedOpenWindow {
     static var influencedOpenWindow: Self { .campaignSetting(InfluencedOpenWindow.init(parsing:)) }
 }
 
+extension ValueParser where Value == CUPEDWindow {
+    /// CUPED's pre-exposure window such as `14d`, `36h` or `1d12h`, from 1 hour to 90 days.
+    static var cupedWindow: Self { .campaignSetting(CUPEDWindow.init(parsing:)) }
+}
+
 extension ValueParser where Value == ExpectedSplit {
     /// An expected split as `arm=weight` pairs, such as `control=1,v1=1`.
     static var expectedSplit: Self { .campaignSetting(ExpectedSplit.init(parsing:)) }

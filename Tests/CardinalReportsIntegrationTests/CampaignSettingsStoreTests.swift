@@ -38,6 +38,28 @@ import Testing
         #expect(cleared.furtherConversionEvents.isEmpty)
     }
 
+    @Test("The CUPED window is 14 days until set, is kept by other changes and goes back to 14 days on reset")
+    func cupedWindow() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let store = CampaignSettingsStore(connection: scenario.connection)
+        let created = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("purchase")))
+        #expect(created.cupedWindow == .standard)
+        let set = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(
+            cupedWindow: .set(try CUPEDWindow(parsing: "7d"))
+        ))
+        #expect(set.cupedWindow.seconds == 604_800)
+        let kept = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("order")))
+        #expect(kept.cupedWindow.seconds == 604_800)
+        // Stored with a day part and no months, as 0092's check wants.
+        let stored = try scenario.connection.query("select cuped_window::text from cardinal.campaign_settings")
+        #expect(try stored.first?.decode(String.self, at: 0) == "7 days")
+        let reset = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(cupedWindow: .reset))
+        #expect(reset.cupedWindow == .standard)
+        let null = try scenario.connection.query("select cuped_window is null from cardinal.campaign_settings")
+        #expect(try null.first?.decode(Bool.self, at: 0) == true)
+    }
+
     @Test("The influenced open window is 12 hours until set, is kept by other changes and goes back to 12 hours on reset")
     func influencedOpenWindow() throws {
         let scenario = try ReportScenario()

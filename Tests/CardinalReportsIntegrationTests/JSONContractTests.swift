@@ -105,17 +105,21 @@ import Testing
             events.append(event(.impression, at: scenario.time(10, "01:00"), user: "c\(index)", variant: nil, control: true))
         }
         events.append(event(.conversion, at: scenario.time(10, "02:00"), user: "v0", conversion: "purchase"))
+        // A purchase before v1's exposure: a covariate that varies, so the comparison has its cuped object.
+        events.append(event(.conversion, at: scenario.time(9, "12:00"), user: "v1", conversion: "purchase"))
         try scenario.write(events)
         let report = try ControlReport.run(
-            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(20, "00:00")
+            session: scenario.session, scope: scenario.scope(10, 10), asOf: scenario.time(20, "00:00"),
+            cuped: true
         )
         let document = try object(JSONValue.parse(report.render(.json)))
         #expect(document.members.map(\.key) == ["report", "campaigns"])
         let campaign = try object(try array(document["campaigns"]).first)
         #expect(campaign.members.map(\.key) == [
             "app", "campaign_id", "conversion_event", "window_days", "as_of", "arms", "comparisons", "srm",
-            "srm_split_source", "srm_expected_split", "srm_skipped", "canvas_id", "conversions",
+            "srm_split_source", "srm_expected_split", "srm_skipped", "canvas_id", "conversions", "cuped_window_days",
         ])
+        #expect(campaign["cuped_window_days"] == .number("14"))
         #expect(campaign["canvas_id"] == .null)
         // signup, the further conversion event: its arms and comparisons have the primary's fields.
         let conversion = try object(try array(campaign["conversions"]).first)
@@ -128,8 +132,10 @@ import Testing
         #expect(try object(try array(conversion["comparisons"]).first).members.map(\.key) == [
             "variant_id", "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "z", "p_value",
             "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance",
-            "significance_source", "significant", "power",
+            "significance_source", "significant", "power", "cuped",
         ])
+        // CUPED adjusts the primary conversion event only.
+        #expect(try object(try array(conversion["comparisons"]).first)["cuped"] == .null)
         #expect(campaign["srm_split_source"] == .string("configured"))
         #expect(try object(campaign["srm_expected_split"]).members.map(\.key) == ["control", "v1"])
         #expect(campaign["srm_skipped"] == .null)
@@ -144,7 +150,11 @@ import Testing
         #expect(comparison.members.map(\.key) == [
             "variant_id", "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "z", "p_value",
             "p_value_holm", "confidence", "chance_to_beat_control", "always_valid", "significance",
-            "significance_source", "significant", "power",
+            "significance_source", "significant", "power", "cuped",
+        ])
+        #expect(try object(comparison["cuped"]).members.map(\.key) == [
+            "difference", "difference_ci95", "relative_lift", "relative_lift_ci95", "p_value", "theta",
+            "variance_reduction",
         ])
         #expect(try object(comparison["always_valid"]).members.map(\.key) == [
             "difference_ci95", "relative_lift_ci95", "p_value", "p_value_holm",

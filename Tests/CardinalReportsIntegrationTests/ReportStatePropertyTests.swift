@@ -217,6 +217,22 @@ import TestSupport
             )
         }
 
+        /// control_arm_covariates (CUPED's sums) against its reference, for the campaigns or the workloads' canvas,
+        /// with and without overrides of the conversion event, both windows and test events.
+        func controlArmCovariates(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = Int.random(in: first..<61, using: &generator)
+            let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
+            let canvas: String? = generator.chance(0.3) ? RandomWorkload.canvas : nil
+            return try differences(
+                "control_arm_covariates", "$1, $2, $3, $4, $5, $6, $7::interval, $8, $9, $10::interval",
+                [app, canvas == nil ? generator.pick([nil, nil] + RandomWorkload.campaigns) : nil,
+                 baseDay.adding(days: first), baseDay.adding(days: last), asOf,
+                 generator.pick([nil, nil, "purchase"]), generator.pick([nil, nil, "2 days"]), generator.chance(0.3),
+                 canvas, generator.pick([nil, nil, "1 day", "30 days"])]
+            )
+        }
+
         /// control_arm_conversions of the workloads' canvas from state against the same over raw events.
         func canvasControlArmConversions(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
@@ -484,6 +500,8 @@ import TestSupport
         var conversionRows: Int64 = 0
         var canvasRows: Int64 = 0
         var sendArmRows: Int64 = 0
+        var covariateRows: Int64 = 0
+        var covariateRowsWithX: Int64 = 0
         var findingRows: Int64 = 0
         var controlActingUsers: Int64 = 0
         var usersWithSessionsAcrossDays: Int64 = 0
@@ -535,6 +553,16 @@ import TestSupport
                 #expect(differences == 0, "send_arms differs on workload \(seed)")
                 sendArmRows += rows
             }
+            var covariatesGenerator = SeededGenerator(seed: seed &+ 1_300_000)
+            for _ in 0..<2 {
+                let (differences, rows) = try bench.controlArmCovariates(app: app, generator: &covariatesGenerator)
+                #expect(differences == 0, "control_arm_covariates differs on workload \(seed)")
+                covariateRows += rows
+            }
+            covariateRowsWithX += try bench.connection.query(
+                "select count(*) from cardinal.control_arm_covariates($1, null, $2, $3) where sum_x > 0",
+                [app, bench.baseDay, bench.baseDay.adding(days: 60)]
+            ).first!.decode(Int64.self, at: 0)
             var findingsGenerator = SeededGenerator(seed: seed &+ 1_100_000)
             for _ in 0..<2 {
                 let (differences, rows) = try bench.anomaliesFromCounts(app: app, generator: &findingsGenerator)
@@ -576,6 +604,9 @@ import TestSupport
         #expect(conversionRows > Int64(workloads))
         #expect(canvasRows > Int64(workloads))
         #expect(sendArmRows > Int64(workloads))
+        // Nor without arms whose users converted before exposure, the covariate CUPED adjusts by.
+        #expect(covariateRows > Int64(workloads))
+        #expect(covariateRowsWithX > Int64(workloads) / 4, "\(covariateRowsWithX) arms with a covariate")
         #expect(findingRows > Int64(workloads))
         // Nor without users exposed to control who click or dismiss, whom the interaction counts leave to the
         // report (0071).

@@ -149,7 +149,9 @@ import Testing
         }
         #expect(campaign["campaign_id"] == .string("c1"))
         #expect(campaign["canvas_id"] == .null)
-        #expect(campaign.members.suffix(2).map(\.key) == ["canvas_id", "conversions"])
+        // CUPED's window ends the campaign (null here: the arms were built without covariate sums).
+        #expect(campaign.members.suffix(3).map(\.key) == ["canvas_id", "conversions", "cuped_window_days"])
+        #expect(campaign["cuped_window_days"] == .null)
     }
 
     @Test("A canvas report names its id column canvas_id and its page sections Canvas")

@@ -40,6 +40,20 @@ import Testing
         }
     }
 
+    @Test("A CUPED window is written like a conversion window, between 1 hour and 90 days")
+    func cupedWindows() throws {
+        #expect(try CUPEDWindow(parsing: "14d").seconds == 1_209_600)
+        #expect(try CUPEDWindow(parsing: "1h").seconds == 3_600)
+        #expect(try CUPEDWindow(parsing: "90d").seconds == 7_776_000)
+        #expect(CUPEDWindow.standard.description == "14d")
+        #expect(try CUPEDWindow(parsing: "36h").days == 1.5)
+        for text in ["", "14", "59m", "90d1s", "91d", "two weeks"] {
+            #expect(throws: CampaignSettingsError.invalidCUPEDWindow(text), "\(text)") {
+                try CUPEDWindow(parsing: text)
+            }
+        }
+    }
+
     @Test("A split is arm=weight pairs with positive weights and distinct names")
     func splits() throws {
         let split = try ExpectedSplit(parsing: "control=1, v1=2.5,v2=1")

@@ -144,6 +144,27 @@ import TestSupport
         #expect(try row.decode(Int64.self, at: 2) == 40)
     }
 
+    @Test("campaigns set --cuped-window stores the window campaigns list shows, and refuses one over 90 days")
+    func cupedWindowSetting() throws {
+        let database = try TestDatabase.migrated(prefix: "e2e_cli")
+        defer { database.drop() }
+        try CardinalCLI.createApp("cli-app", databaseURL: database.url)
+        let common = ["--app", "cli-app", "--database-url", database.url, "--format", "csv"]
+
+        let set = try CardinalCLI.succeed(["campaigns", "set", "--campaign", "c1", "--conversion", "purchase"] + common)
+        #expect(set.split(separator: "\n").first?.hasSuffix(",cuped_window") == true, "\(set)")
+        #expect(set.split(separator: "\n").last?.hasSuffix(",14d") == true, "the default is 14 days: \(set)")
+        try CardinalCLI.succeed(["campaigns", "set", "--campaign", "c1", "--cuped-window", "36h"] + common)
+        let listed = try CardinalCLI.succeed(["campaigns", "list"] + common)
+        #expect(listed.split(separator: "\n").last?.hasSuffix(",1d12h") == true, "\(listed)")
+        let stored = try database.connect().query("select cuped_window::text from cardinal.campaign_settings")
+        #expect(try stored[0].decode(String.self, at: 0) == "1 day 12:00:00")
+
+        let refused = try CardinalCLI.run(["campaigns", "set", "--campaign", "c1", "--cuped-window", "91d"] + common)
+        #expect(refused.exitStatus == 64)
+        #expect(refused.standardError.contains("between 1h and 90d"), "\(refused.standardError)")
+    }
+
     @Test("campaigns set --influenced-open-window stores the window campaigns list shows, and refuses one over 7 days")
     func influencedOpenWindowSetting() throws {
         let database = try TestDatabase.migrated(prefix: "e2e_cli")
@@ -154,12 +175,14 @@ import TestSupport
         let set = try CardinalCLI.succeed(["campaigns", "set", "--campaign", "push1", "--influenced-open-window", "90m"]
                                           + common)
         #expect(set.hasPrefix("app,campaign_id,"), "\(set)")
-        #expect(set.split(separator: "\n").first?.hasSuffix(",influenced_open_window,significance") == true, "\(set)")
-        #expect(set.split(separator: "\n").last?.hasSuffix(",1h30m,sequential") == true, "90 minutes print as 1h30m: \(set)")
+        #expect(set.split(separator: "\n").first?.hasSuffix(",influenced_open_window,significance,cuped_window") == true,
+                "\(set)")
+        #expect(set.split(separator: "\n").last?.hasSuffix(",1h30m,sequential,14d") == true,
+                "90 minutes print as 1h30m: \(set)")
         // Another setting keeps the window.
         try CardinalCLI.succeed(["campaigns", "set", "--campaign", "push1", "--window", "1d"] + common)
         let listed = try CardinalCLI.succeed(["campaigns", "list"] + common)
-        #expect(listed.split(separator: "\n").last?.hasSuffix(",1h30m,sequential") == true, "\(listed)")
+        #expect(listed.split(separator: "\n").last?.hasSuffix(",1h30m,sequential,14d") == true, "\(listed)")
         let stored = try database.connect().query("select influenced_open_window::text from cardinal.campaign_settings")
         #expect(try stored[0].decode(String.self, at: 0) == "01:30:00")
 

@@ -78,8 +78,8 @@ import TestSupport
         let fixture = try load()
         let url = fixture.database.url
         let listed = try CardinalCLI.succeed(["campaigns", "list", "--format", "csv", "--database-url", url])
-        #expect(listed.split(separator: "\n").first?.hasSuffix(",significance") == true, "\(listed)")
-        #expect(listed.split(separator: "\n").last?.hasSuffix(",fixed") == true, "\(listed)")
+        #expect(listed.split(separator: "\n").first?.hasSuffix(",significance,cuped_window") == true, "\(listed)")
+        #expect(listed.split(separator: "\n").last?.hasSuffix(",fixed,14d") == true, "\(listed)")
 
         let byCampaign = try comparison(try control(fixture, []))
         #expect(byCampaign["significance"] as? String == "fixed")

@@ -147,6 +147,62 @@ import TestSupport
         #expect(spring["srm"] is NSNull)
     }
 
+    /// Campaign `spring` again, with purchases before exposure for CUPED, as `(x, y)` per user: a1 (v1) buys an
+    /// hour before exposure and 30 min after (1, 1); a2 (v1) buys 20 min after (0, 1); a3 (control) buys two hours
+    /// before and 40 min after (1, 1); a4 (control) buys nothing (0, 0).
+    private static let cupedCampaign: [TestEvent] = [
+        event("conversion", user: "a1", minutes: -60, extra: #","name":"purchase""#),
+        event("impression", user: "a1", minutes: 0, extra: #","variant_id":"v1""#),
+        event("conversion", user: "a1", minutes: 30, extra: #","name":"purchase""#),
+        event("impression", user: "a2", minutes: 0, extra: #","variant_id":"v1""#),
+        event("conversion", user: "a2", minutes: 20, extra: #","name":"purchase""#),
+        event("conversion", user: "a3", minutes: -120, extra: #","name":"purchase""#),
+        event("impression", user: "a3", minutes: 0, extra: #","control":true"#),
+        event("conversion", user: "a3", minutes: 40, extra: #","name":"purchase""#),
+        event("impression", user: "a4", minutes: 0, extra: #","control":true"#),
+    ]
+
+    @Test("control adjusts the lift by CUPED on the purchases in the campaign's --cuped-window before exposure")
+    func controlReportCUPED() throws {
+        let fixture = try IngestFixture()
+        let daemon = try fixture.startDaemon()
+        #expect(try fixture.client(of: daemon).ingest(Self.cupedCampaign).counts == .accepted(Self.cupedCampaign.count))
+        daemon.stop()
+        try CardinalCLI.succeed([
+            "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--conversion", "purchase",
+            "--window", "1h", "--cuped-window", "1d", "--database-url", fixture.database.url,
+        ])
+        let json = try report(fixture, ["control", "--campaign", "spring"])
+        let spring = try #require((json["campaigns"] as? [[String: Any]])?.first)
+        #expect(spring["cuped_window_days"] as? Double == 1)
+        // Over the four users x = 1, 0, 1, 0 and y = 1, 1, 1, 0: Cov(x, y) = (2 − 2·3/4)/3 = 1/6, Var(x) =
+        // (2 − 2²/4)/3 = 1/3, θ = 1/2. Both arms' x̄ is 1/2, so the difference stays 1 − 1/2 = 1/2 and the lift
+        // 1/2 ÷ 1/2 = 1. Adjusted per-user variances: control 1/2 + θ²·1/2 − 2θ·1/2 = 1/8, v1 0 + θ²·1/2 − 0 =
+        // 1/8; V = 1/16 + 1/16 = 1/8 against 1/4 + 0 unadjusted: a variance reduction of 1/2. Interval
+        // 1/2 ± 1.959964·√(1/8) = 1/2 ± 0.692951; z = (1/2)/√(1/8) = √2, p = 2(1 − Φ(√2)) = 0.157299.
+        let comparison = try #require((spring["comparisons"] as? [[String: Any]])?.first)
+        let cuped = try #require(comparison["cuped"] as? [String: Any])
+        #expect(abs((cuped["theta"] as? Double ?? -1) - 0.5) < 1e-9)
+        #expect(abs((cuped["difference"] as? Double ?? -1) - 0.5) < 1e-9)
+        #expect(abs((cuped["relative_lift"] as? Double ?? -1) - 1) < 1e-9)
+        #expect(abs((cuped["variance_reduction"] as? Double ?? -1) - 0.5) < 1e-9)
+        let interval = try #require(cuped["difference_ci95"] as? [Double])
+        #expect(interval.count == 2 && abs(interval[0] - -0.192951) < 1e-6 && abs(interval[1] - 1.192951) < 1e-6)
+        #expect(abs((cuped["p_value"] as? Double ?? -1) - 0.157299) < 1e-6)
+
+        // The CSV carries the same numbers in its cuped_ columns, on the variant's row.
+        let csv = try CardinalCLI.succeed([
+            "report", "control", "--campaign", "spring", "--app", IngestFixture.appName, "--from", Self.yesterday,
+            "--to", Self.yesterday, "--format", "csv", "--database-url", fixture.database.url,
+        ]).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let header = try #require(csv.first)
+        let column = try #require(header.firstIndex(of: "cuped_variance_reduction"))
+        let variantRow = try #require(csv.first { $0.count == header.count && $0[4] == "v1" })
+        #expect(abs((Double(variantRow[column]) ?? -1) - 0.5) < 1e-9, "\(variantRow)")
+        let controlRow = try #require(csv.first { $0.count == header.count && $0[4] == "control" })
+        #expect(controlRow[column].isEmpty, "\(controlRow)")
+    }
+
     /// An event of step `step` of canvas `onboarding` at `minutes` after yesterday noon.
     private static func canvasEvent(_ type: String, user: String, step: String, minutes: Double, extra: String) -> TestEvent {
         let id = UUID()

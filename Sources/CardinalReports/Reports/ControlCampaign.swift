@@ -47,6 +47,9 @@ public struct ControlCampaign: Sendable, Equatable {
     public var usersInSeveralArms: Int
     /// The campaign's significance rule (`campaigns set --significance`); `nil` when it sets none.
     public var significanceSetting: SignificanceRule?
+    /// The pre-exposure window of CUPED's covariate; `nil` when the campaign has no covariate sums (no conversion
+    /// event, or no matured user).
+    public var cupedWindow: CUPEDWindow? = nil
 
     /// Whether the campaign belongs in the control report: it has a conversion goal or a control arm (observed
     /// or expected). The sample ratio check runs on every campaign regardless.

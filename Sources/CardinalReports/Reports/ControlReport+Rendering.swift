@@ -72,6 +72,7 @@ extension ControlReport {
                                                            of: campaign))),
                 ])
             })),
+            ("cuped_window_days", ReportJSON.number(campaign.cupedWindow?.days)),
         ])
     }
 
@@ -123,12 +124,13 @@ extension ControlReport {
                     ("target_lift", ReportJSON.number(targetLift)),
                     ("days_to_target", ReportJSON.number(figures?.daysToTarget)),
                 ])),
+                ("cuped", Self.cupedJSON(comparison.cuped)),
             ])
         }
     }
 
     /// `[lower, upper]`, or `null`.
-    private static func intervalJSON(_ interval: Interval?) -> JSONValue {
+    static func intervalJSON(_ interval: Interval?) -> JSONValue {
         interval.map { .array([ReportJSON.number($0.lower), ReportJSON.number($0.upper)]) } ?? .null
     }
 
@@ -147,6 +149,7 @@ extension ControlReport {
         header += style.intervalHeader("always_valid_lift_ci95")
         header += ["always_valid_p_value", "always_valid_p_value_holm", "significance", "significance_source",
                    "significant", "mde", "mde_lift", "days_to_target_lift"]
+        header += Self.cupedHeader(style)
         var rows: [[String?]] = []
         for campaign in campaigns {
             for arm in campaign.arms {
@@ -198,6 +201,7 @@ extension ControlReport {
         cells.append(style.rate(figures?.minimumDetectableDifference))
         cells.append(style.rate(figures?.minimumDetectableLift))
         cells.append(style.statistic(figures?.daysToTarget))
+        cells += Self.cupedCells(arm.control ? nil : comparisons.first { $0.variantID == arm.variantID }?.cuped, style)
         return cells
     }
 }

@@ -55,13 +55,18 @@ public struct ControlReport: Sendable, Equatable {
     ///   - window: The conversion window for every campaign and conversion event, instead of each one's setting.
     ///   - significance: Which numbers decide `significant` for every campaign; `nil`: each campaign's setting.
     ///   - targetLift: The relative lift the power figures plan for, if any.
+    ///   - cuped: Whether to adjust the comparisons by CUPED, which reads each matured user's pre-exposure
+    ///     conversions: `cardinal report control` does; the anomalies report and the stored run, which show no
+    ///     CUPED number, save that read.
     /// - Throws: `PostgresError`, ``ReportDecodingError``.
     public static func run(
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,
-        window: ConversionWindow? = nil, significance: SignificanceRule? = nil, targetLift: Double? = nil
+        window: ConversionWindow? = nil, significance: SignificanceRule? = nil, targetLift: Double? = nil,
+        cuped: Bool = false
     ) throws -> ControlReport {
         var report = try session.inOneSnapshot {
-            try computed(session: session, scope: scope, asOf: asOf, conversion: conversion, window: window)
+            try computed(session: session, scope: scope, asOf: asOf, conversion: conversion, window: window,
+                         cuped: cuped)
         }
         report.significance = significance
         report.targetLift = targetLift
@@ -69,7 +74,8 @@ public struct ControlReport: Sendable, Equatable {
     }
 
     private static func computed(
-        session: ReportSession, scope: ReportScope, asOf: Date, conversion: String?, window: ConversionWindow?
+        session: ReportSession, scope: ReportScope, asOf: Date, conversion: String?, window: ConversionWindow?,
+        cuped: Bool
     ) throws -> ControlReport {
         let rows = try session.controlArms(scope, asOf: asOf, conversion: conversion, window: window)
         let settings = try session.campaignSettings(app: scope.app)
@@ -94,10 +100,13 @@ public struct ControlReport: Sendable, Equatable {
         let sends = scope.canvas == nil && rowKeys.contains(where: { splits[$0] == nil })
             ? Dictionary(grouping: try session.sendArms(scope)) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
             : [:]
+        // CUPED's sums only when a campaign has a conversion event: without one there is no y to adjust.
+        let covariates = cuped && rows.contains { $0.conversionEvent != nil }
+            ? try session.controlArmCovariates(scope, asOf: asOf, conversion: conversion, window: window) : []
         return ControlReport(
             scope: scope, asOf: asOf,
             allCampaigns: build(rows: rows, splits: splits, sends: sends, conversions: further, significance: rules,
-                                asOf: asOf)
+                                covariates: covariates, asOf: asOf)
         )
     }
 
@@ -125,12 +134,15 @@ public struct ControlReport: Sendable, Equatable {
     ///   - conversions: The arms of each campaign's conversion events after the primary one
     ///     (`cardinal.control_arm_conversions`, ordinals 2 to 4).
     ///   - significance: The significance rule of each campaign that sets one.
+    ///   - covariates: CUPED's sums per arm of the primary conversion event (`cardinal.control_arm_covariates`).
     ///   - asOf: The maturity cut-off the rows were counted with.
     public static func build(
         rows: [ControlArmRow], splits: [CampaignKey: ExpectedSplit], sends: [CampaignKey: [SendArmRow]] = [:],
-        conversions: [ControlArmConversionRow] = [], significance: [CampaignKey: SignificanceRule] = [:], asOf: Date
+        conversions: [ControlArmConversionRow] = [], significance: [CampaignKey: SignificanceRule] = [:],
+        covariates: [ControlArmCovariateRow] = [], asOf: Date
     ) -> [ControlCampaign] {
         let conversionRows = Dictionary(grouping: conversions) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
+        let covariateRows = Dictionary(grouping: covariates) { CampaignKey(app: $0.app, campaignID: $0.campaignID) }
         var order: [CampaignKey] = []
         var grouped: [CampaignKey: [ControlArmRow]] = [:]
         for row in rows {
@@ -150,14 +162,16 @@ public struct ControlReport: Sendable, Equatable {
                 .sorted { ($0.control ? 0 : 1, $0.variantID ?? "") < ($1.control ? 0 : 1, $1.variantID ?? "") }
             let (split, source) = expectedSplit(arms: arms, configured: splits[key], sends: sends[key] ?? [])
             let (splitArms, outcome, skipped) = sampleRatio(arms: arms, split: split)
+            let campaignCovariates = covariateRows[key] ?? []
             return ControlCampaign(
                 app: key.app, campaignID: key.campaignID, isCanvas: first.isCanvas,
                 conversionEvent: first.conversionEvent, window: first.window, asOf: asOf, arms: arms,
-                comparisons: comparisons(arms: arms),
+                comparisons: adjusted(comparisons(arms: arms), by: campaignCovariates),
                 furtherConversions: furtherConversions(arms: arms, rows: conversionRows[key] ?? []),
                 expectedSplit: split, splitSource: source, splitArms: splitArms, sampleRatio: outcome,
                 sampleRatioSkipped: skipped,
-                usersInSeveralArms: first.usersInSeveralArms, significanceSetting: significance[key]
+                usersInSeveralArms: first.usersInSeveralArms, significanceSetting: significance[key],
+                cupedWindow: campaignCovariates.first.flatMap { CUPEDWindow(seconds: $0.windowSeconds) }
             )
         }
     }

@@ -13,8 +13,8 @@
 /// Student t quantile with Welch's degrees of freedom, we use the normal one: at the sample sizes where CUPED is
 /// worth running the two differ in the fourth digit of the interval.
 ///
-/// Pure logic on sums: the report has no covariate yet (it needs the pre-exposure conversions from the report
-/// state), so nothing calls it outside the tests.
+/// Pure logic on sums: the control report gives it each arm's sums from `cardinal.control_arm_covariates`
+/// (``ControlReport/adjusted(_:by:)``), the pre-exposure conversions of the same event as x.
 public enum CUPEDEstimator {
     /// Compares a variant with control; `nil` when an arm has fewer than two users, where no variance exists.
     public static func compare(variant: CovariateSums, control: CovariateSums) -> CUPEDComparison? {

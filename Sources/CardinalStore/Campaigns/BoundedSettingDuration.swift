@@ -35,6 +35,12 @@ extension BoundedSettingDuration {
         self = length
     }
 
+    /// The length in days, fractional when it is not whole days (`window_days` and `cuped_window_days` in the
+    /// control report's JSON).
+    public var days: Double {
+        Double(seconds) / 86_400
+    }
+
     /// The CLI form, largest units first: `3d`, `1d12h`, `90s` → `1m30s`.
     public var description: String {
         SettingDuration.text(seconds: seconds)

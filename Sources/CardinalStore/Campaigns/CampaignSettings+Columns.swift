@@ -10,5 +10,6 @@ extension CampaignSettings {
         SQLColumn("updated_at", "timestamp with time zone"),
         SQLColumn("influenced_open_window", "interval"),
         SQLColumn("significance", "text"),
+        SQLColumn("cuped_window", "interval"),
     ])
 }

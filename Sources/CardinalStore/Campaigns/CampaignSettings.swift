@@ -14,6 +14,8 @@ public struct CampaignSettings: Sendable, Equatable {
     public var conversionWindow: ConversionWindow
     /// How long after a push send an app open counts as an influenced open (12 hours when not set).
     public var influencedOpenWindow: InfluencedOpenWindow
+    /// How long before first exposure CUPED counts the covariate (14 days when not set).
+    public var cupedWindow: CUPEDWindow
     /// The expected share of users per arm; `nil` means equal shares for the SRM check.
     public var expectedSplit: ExpectedSplit?
     /// The IANA time zone of the report day; `nil` means the app's.
@@ -27,9 +29,11 @@ public struct CampaignSettings: Sendable, Equatable {
     public init(
         app: String, campaignID: String, conversionEvent: String?, conversionWindow: ConversionWindow,
         expectedSplit: ExpectedSplit?, reportTimeZone: String?, updatedAt: Date, furtherConversionEvents: [String] = [],
-        influencedOpenWindow: InfluencedOpenWindow = .standard, significance: SignificanceRule? = nil
+        influencedOpenWindow: InfluencedOpenWindow = .standard, significance: SignificanceRule? = nil,
+        cupedWindow: CUPEDWindow = .standard
     ) {
         self.significance = significance
+        self.cupedWindow = cupedWindow
         self.influencedOpenWindow = influencedOpenWindow
         self.furtherConversionEvents = furtherConversionEvents
         self.app = app

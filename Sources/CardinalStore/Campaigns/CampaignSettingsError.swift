@@ -4,6 +4,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
     case invalidWindow(String)
     /// The influenced open window text is not a duration of 1 minute to 7 days.
     case invalidInfluencedOpenWindow(String)
+    /// The CUPED window text is not a duration of 1 hour to 90 days.
+    case invalidCUPEDWindow(String)
     /// The expected split is not a list of arms with positive weights.
     case invalidSplit(String, reason: String)
     /// The conversion event name breaks the rules of a conversion's `name`.
@@ -20,6 +22,7 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
         switch self {
         case .invalidWindow: Self.windowRule
         case .invalidInfluencedOpenWindow: Self.influencedOpenWindowRule
+        case .invalidCUPEDWindow: Self.cupedWindowRule
         case .invalidSplit(_, let reason): reason
         default: description
         }
@@ -32,6 +35,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
             "\"\(text)\" is not a conversion window: \(Self.windowRule)"
         case .invalidInfluencedOpenWindow(let text):
             "\"\(text)\" is not an influenced open window: \(Self.influencedOpenWindowRule)"
+        case .invalidCUPEDWindow(let text):
+            "\"\(text)\" is not a CUPED window: \(Self.cupedWindowRule)"
         case .invalidSplit(let text, let reason):
             "\"\(text)\" is not an expected split: \(reason)"
         case .invalidConversionEvent(let name):
@@ -52,4 +57,8 @@ public enum CampaignSettingsError: Error, Sendable, Equatable, CustomStringConve
     /// What an influenced open window looks like.
     private static let influencedOpenWindowRule =
         "write whole numbers with units d, h, m, s, largest first (12h, 90m, 1d12h), between 1m and 7d"
+
+    /// What a CUPED window looks like.
+    private static let cupedWindowRule =
+        "write whole numbers with units d, h, m, s, largest first (14d, 36h, 1d12h), between 1h and 90d"
 }

@@ -42,12 +42,12 @@ public struct CampaignSettingsStore {
                 """
                 insert into cardinal.campaign_settings
                     (app_id, campaign_id, conversion_event, conversion_window, expected_split, report_time_zone,
-                     influenced_open_window, significance)
+                     influenced_open_window, significance, cuped_window)
                 values (\(appID), \(campaignID), \(update.conversionEvent.newValue),
                         coalesce(\(update.conversionWindow.newValue)::interval, interval '3 days'),
                         \(update.expectedSplit.newValue.map { PostgresJSON(text: $0.jsonText) })::jsonb,
                         \(update.reportTimeZone.newValue), \(update.influencedOpenWindow.newValue)::interval,
-                        \(update.significance.newValue?.rawValue))
+                        \(update.significance.newValue?.rawValue), \(update.cupedWindow.newValue)::interval)
                 on conflict (app_id, campaign_id) do update set
                     conversion_event = case when \(update.conversionEvent.changes) then excluded.conversion_event
                                             else campaign_settings.conversion_event end,
@@ -61,7 +61,9 @@ public struct CampaignSettingsStore {
                                                   then excluded.influenced_open_window
                                                   else campaign_settings.influenced_open_window end,
                     significance = case when \(update.significance.changes) then excluded.significance
-                                        else campaign_settings.significance end
+                                        else campaign_settings.significance end,
+                    cuped_window = case when \(update.cupedWindow.changes) then excluded.cuped_window
+                                        else campaign_settings.cuped_window end
                 """
             )
             // Resetting the primary conversion event resets the others: they would be a list without its first.
@@ -114,6 +116,8 @@ public struct CampaignSettingsStore {
                        as conversion_window_seconds,
                    extract(epoch from coalesce(\(identifier: "s", columns["influenced_open_window"]),
                                                interval '12 hours'))::bigint as influenced_open_window_seconds,
+                   extract(epoch from coalesce(\(identifier: "s", columns["cuped_window"]),
+                                               interval '14 days'))::bigint as cuped_window_seconds,
                    coalesce((select jsonb_agg(c.conversion_event order by c.ordinal)
                              from cardinal.campaign_conversion_events as c
                              where c.app_id = s.app_id and c.campaign_id = s.campaign_id), '[]')::text
@@ -176,6 +180,12 @@ public struct CampaignSettingsStore {
                 expected: "between 1 minute and 7 days"
             )
         }
+        let cupedSeconds = try row.decode(Int.self, column: "cuped_window_seconds")
+        guard let cupedWindow = CUPEDWindow(seconds: cupedSeconds) else {
+            throw ReportDecodingError(
+                what: "cuped_window", value: "\(cupedSeconds) seconds", expected: "between 1 hour and 90 days"
+            )
+        }
         return CampaignSettings(
             app: try row.decode(String.self, column: "app_name"),
             campaignID: try row.decode(String.self, column: columns["campaign_id"]),
@@ -187,7 +197,7 @@ public struct CampaignSettingsStore {
             reportTimeZone: try row.decode(String?.self, column: columns["report_time_zone"]),
             updatedAt: try row.decode(Date.self, column: columns["updated_at"]),
             influencedOpenWindow: influencedOpenWindow,
-            significance: try significance(from: row)
+            significance: try significance(from: row), cupedWindow: cupedWindow
         )
     }
 }

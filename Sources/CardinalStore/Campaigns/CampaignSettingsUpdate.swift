@@ -8,6 +8,8 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
     public var conversionWindow: SettingChange<ConversionWindow>
     /// The influenced open window of push campaigns (reset: none, 12 hours).
     public var influencedOpenWindow: SettingChange<InfluencedOpenWindow>
+    /// CUPED's pre-exposure window (reset: none, 14 days).
+    public var cupedWindow: SettingChange<CUPEDWindow>
     /// The expected split (reset: none, equal shares).
     public var expectedSplit: SettingChange<ExpectedSplit>
     /// The report time zone (reset: the app's).
@@ -23,9 +25,11 @@ public struct CampaignSettingsUpdate: Sendable, Equatable {
         reportTimeZone: SettingChange<String> = .keep,
         furtherConversionEvents: SettingChange<[String]> = .keep,
         influencedOpenWindow: SettingChange<InfluencedOpenWindow> = .keep,
-        significance: SettingChange<SignificanceRule> = .keep
+        significance: SettingChange<SignificanceRule> = .keep,
+        cupedWindow: SettingChange<CUPEDWindow> = .keep
     ) {
         self.significance = significance
+        self.cupedWindow = cupedWindow
         self.influencedOpenWindow = influencedOpenWindow
         self.furtherConversionEvents = furtherConversionEvents
         self.conversionEvent = conversionEvent

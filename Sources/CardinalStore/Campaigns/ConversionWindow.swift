@@ -18,11 +18,6 @@ public struct ConversionWindow: BoundedSettingDuration, Comparable {
         .invalidWindow(text)
     }
 
-    /// The length in days, fractional when the window is not whole days (`window_days` in the JSON output).
-    public var days: Double {
-        Double(seconds) / 86_400
-    }
-
     /// Shorter windows first.
     public static func < (lhs: ConversionWindow, rhs: ConversionWindow) -> Bool {
         lhs.seconds < rhs.seconds

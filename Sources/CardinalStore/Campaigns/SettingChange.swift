@@ -5,7 +5,7 @@ public enum SettingChange<Value: Sendable & Equatable>: Sendable, Equatable {
     /// Store this value.
     case set(Value)
     /// Go back to the default (no conversion event, 3 days, no split, the app's time zone, 12 hours of influenced opens,
-    /// sequential significance).
+    /// sequential significance, 14 days of CUPED window).
     case reset
 
     /// The value to store when the setting changes, `nil` for the default.

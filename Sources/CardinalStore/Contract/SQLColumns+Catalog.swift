@@ -10,6 +10,7 @@ extension SQLColumns {
         AnomalyFinding.storedColumns,
         ControlArmRow.sqlColumns,
         ControlArmConversionRow.sqlColumns,
+        ControlArmCovariateRow.sqlColumns,
         ControlArmDayRow.sqlColumns,
         SendArmRow.sqlColumns,
         CampaignConversionRow.sqlColumns,

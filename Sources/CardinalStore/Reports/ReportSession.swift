@@ -79,6 +79,14 @@ public struct ReportSession {
         try ControlArmConversionsQuery(connection: connection).run(scope, asOf: asOf, window: window)
     }
 
+    /// CUPED's sums per arm (see ``ControlArmCovariatesQuery/run(_:asOf:conversion:window:)``).
+    public func controlArmCovariates(
+        _ scope: ReportScope, asOf: Date, conversion: String? = nil, window: ConversionWindow? = nil
+    ) throws -> [ControlArmCovariateRow] {
+        try ControlArmCovariatesQuery(connection: connection).run(scope, asOf: asOf, conversion: conversion,
+                                                                  window: window)
+    }
+
     /// One campaign's arms day by day (see ``ControlArmDaysQuery/run(app:campaign:_:asOf:)``).
     public func controlArmDays(
         app: String, campaign: String, _ scope: ReportScope, asOf: Date

@@ -16,12 +16,13 @@ enum CampaignsCommand {
     static func listing(_ settings: [CampaignSettings]) -> TextTable {
         TextTable(
             header: ["app", "campaign_id", "conversion_event", "window", "expected_split", "report_time_zone",
-                     "updated_at", "conversion_events", "influenced_open_window", "significance"],
+                     "updated_at", "conversion_events", "influenced_open_window", "significance", "cuped_window"],
             rows: settings.map {
                 [$0.app, $0.campaignID, $0.conversionEvent, $0.conversionWindow.description,
                  $0.expectedSplit?.description, $0.reportTimeZone, $0.updatedAt.formatted(.iso8601),
                  ([$0.conversionEvent].compactMap(\.self) + $0.furtherConversionEvents).joined(separator: ","),
-                 $0.influencedOpenWindow.description, ($0.significance ?? .standard).rawValue]
+                 $0.influencedOpenWindow.description, ($0.significance ?? .standard).rawValue,
+                 $0.cupedWindow.description]
             }
         )
     }

@@ -17,7 +17,9 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
         direct open counts as an influenced open (unique-impressions' push columns). \
         --significance chooses the p-value that makes a variant significant in the control report \
         and raises variant_worse_than_control for --fail-on (report control --significance \
-        overrides it).
+        overrides it). --cuped-window is how long before a user's first exposure the control report \
+        counts the user's conversions of the conversion event, the covariate of its CUPED-adjusted \
+        lift.
         Example: cardinal campaigns set --app shop --campaign spring --conversion purchase \
         --window 3d --split control=1,v1=1,v2=1
         """
@@ -35,6 +37,10 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
     let influencedOpenWindow = Option(
         "influenced-open-window", help: "How long after a push send an app open counts as an influenced open: "
             + "1m to 7d, e.g. 12h, 90m (default 12h).", valueName: "duration", parser: .influencedOpenWindow
+    )
+    let cupedWindow = Option(
+        "cuped-window", help: "How long before first exposure CUPED counts a user's conversions: 1h to 90d, "
+            + "e.g. 14d, 36h (default 14d).", valueName: "duration", parser: .cupedWindow
     )
     let split = Option("split", help: "Expected split as arm=weight pairs, e.g. control=1,v1=1.", valueName: "arms",
                        parser: .expectedSplit)
@@ -70,7 +76,8 @@ struct CampaignsSetCommand: DatabaseCommand, ListingCommand {
             reportTimeZone: try change(\.timezone, clear: \.clearTimezone, parsed),
             furtherConversionEvents: further,
             influencedOpenWindow: parsed.influencedOpenWindow.map { .set($0) } ?? .keep,
-            significance: try change(\.significance, clear: \.clearSignificance, parsed)
+            significance: try change(\.significance, clear: \.clearSignificance, parsed),
+            cupedWindow: parsed.cupedWindow.map { .set($0) } ?? .keep
         )
         let settings = try CampaignSettingsStore(connection: try parsed.connect())
             .set(app: parsed.app, campaignID: parsed.campaign, update)

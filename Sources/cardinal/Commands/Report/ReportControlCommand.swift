@@ -19,7 +19,9 @@ struct ReportControlCommand: ConversionReportCommand {
         numbers each variant gets always-valid ones (a 95% confidence sequence and its p-value) and \
         the minimum detectable effect at today's sample. A campaign's significance rule is its \
         setting (campaigns set --significance), else sequential; --significance overrides it for \
-        every campaign, and the output names the rule and where it came from.
+        every campaign, and the output names the rule and where it came from. CUPED adjusts the \
+        difference by each user's conversions of the same event in the campaign's CUPED window \
+        before exposure (campaigns set --cuped-window, default 14d), when those differ between users.
         """
 
     let databaseURL = CommonOptions.databaseURL
@@ -58,7 +60,7 @@ struct ReportControlCommand: ConversionReportCommand {
         let report = try ControlReport.run(
             session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
             conversion: parsed.conversion, window: parsed.window, significance: parsed.significance,
-            targetLift: parsed.targetLift
+            targetLift: parsed.targetLift, cuped: true
         )
         for campaign in report.campaigns where campaign.conversionEvent == nil {
             let source = campaign.isCanvas ? "canvas" : "campaign"
