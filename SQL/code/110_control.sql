@@ -2,12 +2,14 @@
 -- them who converted within the window, and the users sent to each arm for the sample ratio check.
 --
 -- Entry points: control_arms (one conversion event), control_arm_conversions (every conversion goal),
--- control_arm_covariates (CUPED's sums over the users control_arms counts) and send_arms. Each picks the state
--- that answers: campaigns without test events read the control counts
+-- control_arm_covariates (CUPED's sums over the users control_arms counts), send_arms, and control_arm_days
+-- (one campaign's control report day by day, for the campaign page). Each picks the state that answers:
+-- campaigns without test events read the control counts
 -- (control_arms_from_exposures, control_arm_conversions_from_exposures: report_control_exposure_days for the
 -- days wholly matured or wholly unmatured at as_of, the per-user report_control_exposures for the days
--- between, with the pending events' change; control_exposure_bounds finds those days); canvases, test events
--- and other conversion events read the per-user state (control_arms_from_user_state: the users of
+-- between, with the pending events' change; control_exposure_bounds finds those days;
+-- control_arm_days_from_exposures reads them for every day at once); canvases, test events and other
+-- conversion events read the per-user state (control_arms_from_user_state: the users of
 -- control_cohort_from_user_state, counted per arm by control_arms_of_cohort, which counts the raw-event
 -- cohort of control_arms_reference the same way).
 --
@@ -1460,3 +1462,301 @@ comment on function cardinal.send_arms_from_user_state(text, text, date, date, b
     'send_arms read from the per-user state: per app × campaign × arm, the users with a send on a report day '
     'of from_date..to_date, test events only with include_test; what send_arms runs with include_test, since '
     'the day pairs of report_arm_day_users leave test groups out.';
+
+
+-- The control report of one campaign day by day, for the campaign page's cumulative lift chart: the rows of
+-- control_arms(from_date, d, least(as_of, end of d)) for each report day d, as a team reading the report at
+-- the end of every day would have seen them. Without test events one pass over the campaign's per-user rows
+-- (control_arm_days_from_exposures); with them, and for reference, control_arms (or control_arms_reference)
+-- once per day, so that the definitions hold unchanged.
+create or replace function cardinal.control_arm_days(
+    app          text,
+    campaign     text,
+    from_date    date,
+    to_date      date,
+    as_of        timestamptz default now(),
+    include_test boolean     default false,
+    reference    boolean     default false
+)
+    returns table (
+        day        date,
+        variant_id text,
+        control    boolean,
+        users      bigint,
+        converters bigint
+    )
+    language plpgsql
+    stable
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    perform cardinal.check_report_range(from_date, to_date);
+    if app is null or campaign is null then
+        raise exception 'control_arm_days: app and campaign are required (one campaign at a time)'
+            using errcode = 'invalid_parameter_value';
+    end if;
+    if not reference and not coalesce(include_test, false) then
+        return query select * from cardinal.control_arm_days_from_exposures(app, campaign, from_date, to_date, as_of);
+        return;
+    end if;
+    return query
+    select d.day::date, arm.variant_id, arm.control, arm.users, arm.converters
+    from cardinal.apps as a
+    left join cardinal.campaign_settings as s on s.app_id = a.app_id and s.campaign_id = control_arm_days.campaign
+    cross join lateral (select coalesce(s.report_time_zone, a.report_time_zone) as zone) as clock
+    cross join lateral generate_series(
+        control_arm_days.from_date::timestamp,
+        least(control_arm_days.to_date, (control_arm_days.as_of at time zone clock.zone)::date)::timestamp,
+        interval '1 day'
+    ) as d (day)
+    cross join lateral (select least(control_arm_days.as_of, (d.day + interval '1 day') at time zone clock.zone)
+                            as as_of) as cut
+    cross join lateral (
+        select r.variant_id, r.control, r.users, r.converters
+        from cardinal.control_arms(a.name, control_arm_days.campaign, control_arm_days.from_date, d.day::date,
+                                   cut.as_of, null, null, control_arm_days.include_test) as r
+        where not control_arm_days.reference
+        union all
+        select r.variant_id, r.control, r.users, r.converters
+        from cardinal.control_arms_reference(a.name, control_arm_days.campaign, control_arm_days.from_date,
+                                             d.day::date, cut.as_of, null, null, control_arm_days.include_test) as r
+        where control_arm_days.reference
+    ) as arm
+    where a.name = control_arm_days.app
+    order by 1, arm.control desc, arm.variant_id nulls first;
+end
+$function$;
+alter function cardinal.control_arm_days(text, text, date, date, timestamp with time zone, boolean, boolean) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_days(text, text, date, date, timestamp with time zone, boolean, boolean) to cardinal_reader;
+comment on function cardinal.control_arm_days(text, text, date, date, timestamptz, boolean, boolean) is
+    'The control report of one campaign of app day by day: for each report day d from from_date to the '
+    'earlier of to_date and as_of''s day (the campaign''s report time zone), the arms of control_arms(app, '
+    'campaign, from_date, d, as_of => the earlier of as_of and the end of d), with its users and converters '
+    '(NULL without a conversion event): the cumulative counts the campaign page''s lift chart is drawn from. '
+    'The campaign''s own conversion event and window. Without test events read in one pass from the report '
+    'state (control_arm_days_from_exposures); with include_test from control_arms once per day; reference = '
+    'true computes it with control_arms_reference over the raw events (for tests).';
+
+
+-- control_arm_days from the control counts: each user of the range enters the counts on the day its window
+-- ends (the first day d with window end <= the end of d and <= as_of), converted or not, and leaves every
+-- count on the day a second arm is first seen (control_arms leaves out users in several arms as of the
+-- range's end); the exposed users, which decide whether an arm is listed, from the exposure day. A running
+-- sum over the days of these entries and exits gives every day's counts in one pass, instead of a control
+-- report per day. Every user of an exposure day whose window ends on the same day as the last one's (with a
+-- whole-day window, all but those exposed in its first second) is read from report_control_exposure_days,
+-- as if it ended on that day; the users read one by one (report_control_exposures: that first second, and
+-- the whole of a day the rule does not fit, such as the day as_of cuts) replace that assumption by their own
+-- days, as do the pending events' rows. A user's own days are found among the report days' first instants
+-- (width_bucket), the bounds control_arms compares with, rather than by a time zone conversion per user.
+create or replace function cardinal.control_arm_days_from_exposures(
+    app       text,
+    campaign  text,
+    from_date date,
+    to_date   date,
+    as_of     timestamptz
+)
+    returns table (
+        day        date,
+        variant_id text,
+        control    boolean,
+        users      bigint,
+        converters bigint
+    )
+    language sql
+    stable
+    -- Joins and aggregates hashed whatever the row estimates (the sort of the running sum stays: it has no
+    -- other plan); jit off with them, as in control_arms_from_exposures.
+    set enable_nestloop = off
+    set enable_sort = off
+    set jit = off
+as $function$
+    with source as materialized (
+        select a.app_id, s.conversion_event, clock.zone,
+               coalesce(s.conversion_window, interval '3 days') as window_length,
+               last.day as last_day,
+               -- The first instants of the report days from from_date to the day after the last one: day
+               -- from_date + k - 1 runs from element k to element k + 1.
+               array(
+                   select (control_arm_days_from_exposures.from_date + i)::timestamp at time zone clock.zone
+                   from generate_series(0, last.day - control_arm_days_from_exposures.from_date + 1) as i
+               ) as day_starts
+        from cardinal.apps as a
+        left join cardinal.campaign_settings as s on s.app_id = a.app_id and s.campaign_id = control_arm_days_from_exposures.campaign
+        cross join lateral (select coalesce(s.report_time_zone, a.report_time_zone) as zone) as clock
+        cross join lateral (
+            select least(control_arm_days_from_exposures.to_date, (control_arm_days_from_exposures.as_of at time zone clock.zone)::date) as day
+        ) as last
+        where a.name = control_arm_days_from_exposures.app
+          and last.day >= control_arm_days_from_exposures.from_date
+    ),
+    -- Per exposure day: the day the window of its last instant ends on (counted_day; the day after the last
+    -- when later), and the instant from which every exposure's window ends on that day too (split_time): a
+    -- second into the day when the window of that second already ends after counted_day began (window ends
+    -- grow with the exposure), and, if counted_day is the last day, the last day has ended by as_of; else the
+    -- day's end, and the whole day is read one by one.
+    days as materialized (
+        select control_arm_days_from_exposures.from_date + k - 1 as exposed_day, s.day_starts[k] as start_time, latest.day as counted_day,
+               case when cardinal.report_window_end(s.day_starts[k] + interval '1 second', s.window_length, s.zone)
+                             > s.day_starts[latest.day - control_arm_days_from_exposures.from_date + 1]
+                         and (latest.day <> s.last_day or s.day_starts[cardinality(s.day_starts)] <= control_arm_days_from_exposures.as_of)
+                    then s.day_starts[k] + interval '1 second'
+                    else s.day_starts[k + 1]
+               end as split_time
+        from source as s
+        cross join generate_series(1, cardinality(s.day_starts) - 1) as k
+        cross join lateral (
+            select control_arm_days_from_exposures.from_date - 1
+                   + width_bucket(cardinal.report_window_end(s.day_starts[k + 1] - interval '1 microsecond',
+                                                             s.window_length, s.zone) - interval '1 microsecond',
+                                  s.day_starts) as day
+        ) as latest
+    ),
+    -- The rows the pending events make, in place of the folded rows of the users they touch.
+    pending as materialized (
+        select p.*
+        from cardinal.pending_control_exposures(control_arm_days_from_exposures.campaign) as p
+        where p.app_id in (select s.app_id from source as s)
+          and p.exposed_at >= (select s.day_starts[1] from source as s)
+          and p.exposed_at < (select s.day_starts[cardinality(s.day_starts)] from source as s)
+    ),
+    -- The folded rows of the users the pending rows replace, in the range.
+    replaced as (
+        select r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at
+        from cardinal.report_control_exposures as r
+        join pending as p on p.app_id = r.app_id and p.campaign_id = r.campaign_id and p.user_key = r.user_key
+        cross join source as s
+        where r.app_id = any(array(select distinct p.app_id from pending as p))
+          and r.user_key = any(array(select distinct p.user_key from pending as p))
+          and r.exposed_at >= s.day_starts[1]
+          and r.exposed_at < s.day_starts[cardinality(s.day_starts)]
+    ),
+    -- The rows read one by one, with how they count: exact (their own days: +1 for the folded rows read and the
+    -- pending rows) and as the counts hold them (-1: the folded rows read, and the replaced ones, are taken
+    -- out of the counts). An index range per day, which `offset 0` keeps from being flattened into a hash
+    -- join of the whole table.
+    items as (
+        select r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at, 1 as exact, -1 as counted
+        from source as s
+        cross join days as d
+        cross join lateral (
+            select *
+            from cardinal.report_control_exposures as r
+            where r.app_id = s.app_id
+              and r.campaign_id = control_arm_days_from_exposures.campaign
+              and r.exposed_at >= d.start_time
+              and r.exposed_at < d.split_time
+            offset 0
+        ) as r
+        where not exists (select from pending as p where p.user_key = r.user_key)
+        union all
+        select x.exposed_at, x.control, x.variant_id, x.second_arm_at, x.converted_at, 0, -1
+        from replaced as x
+        union all
+        select p.exposed_at, p.control, p.variant_id, p.second_arm_at, p.converted_at, 1, 0
+        from pending as p
+    ),
+    -- Each item's window end and whether it converted within it, once (`offset 0`: inlined, each expression
+    -- naming them computed them again).
+    windows as (
+        select x.*, coalesce(x.converted_at <= window_end.time, false)::integer as converted, window_end.time
+        from items as x
+        cross join source as s
+        cross join lateral (
+            select cardinal.report_window_end(x.exposed_at, s.window_length, s.zone) as time
+            offset 0
+        ) as window_end
+    ),
+    -- Groups of users with their exposure day, the day they leave (the second arm's; 'infinity' or after the
+    -- last day without one), the day they mature (NULL: not by as_of) and their weight and converters: the
+    -- counts of the exposure days, each item as the counts hold it, and each item as it is.
+    spans as (
+        select c.exposed_day, c.second_arm_day as leaves, d.counted_day as matures, c.control, c.variant_key,
+               c.users as weight, c.converters
+        from source as s
+        join cardinal.report_control_exposure_days as c on c.app_id = s.app_id
+        join days as d on d.exposed_day = c.exposed_day
+        where c.campaign_id = control_arm_days_from_exposures.campaign
+          and c.exposed_day >= control_arm_days_from_exposures.from_date
+          and c.exposed_day <= s.last_day
+        union all
+        select held.exposed_day, held.leaves, d.counted_day, x.control, coalesce(x.variant_id, ''), x.counted,
+               x.counted * x.converted
+        from windows as x
+        cross join source as s
+        -- The local days, as report_control_exposure_days_of_rows computes them.
+        cross join lateral (
+            select (x.exposed_at at time zone s.zone)::date as exposed_day,
+                   coalesce((x.second_arm_at at time zone s.zone)::date, 'infinity') as leaves
+        ) as held
+        join days as d on d.exposed_day = held.exposed_day
+        where x.counted <> 0
+        union all
+        select own.*, x.control, coalesce(x.variant_id, ''), x.exact, x.exact * x.converted
+        from windows as x
+        cross join source as s
+        cross join lateral (
+            select control_arm_days_from_exposures.from_date - 1 + width_bucket(x.exposed_at, s.day_starts) as exposed_day,
+                   control_arm_days_from_exposures.from_date - 1
+                       + coalesce(width_bucket(x.second_arm_at, s.day_starts), cardinality(s.day_starts))
+                       as leaves,
+                   case when x.time <= control_arm_days_from_exposures.as_of
+                        then control_arm_days_from_exposures.from_date - 1 + width_bucket(x.time - interval '1 microsecond', s.day_starts)
+                   end as matures
+            offset 0
+        ) as own
+        where x.exact <> 0
+    ),
+    -- What each group adds on the day it is exposed or matures and takes away on the day it leaves (within
+    -- the series' days); a user who leaves before maturing never counts as matured.
+    changes as (
+        select exposed_day as day, control, variant_key, weight as exposed, 0 as users, 0 as converters
+        from spans
+        where exposed_day < leaves
+        union all
+        select leaves, control, variant_key, -weight, 0, 0
+        from spans
+        where exposed_day < leaves and leaves <= (select s.last_day from source as s)
+        union all
+        select matures, control, variant_key, 0, weight, converters
+        from spans
+        where matures < leaves and matures <= (select s.last_day from source as s)
+        union all
+        select leaves, control, variant_key, 0, -weight, -converters
+        from spans
+        where matures < leaves and leaves <= (select s.last_day from source as s)
+    ),
+    totals as (
+        select c.day, c.control, c.variant_key, sum(c.exposed) as exposed, sum(c.users) as users,
+               sum(c.converters) as converters
+        from changes as c
+        group by c.day, c.control, c.variant_key
+    ),
+    -- Every day of the range for every arm seen, so that the running sum carries a day without changes.
+    series as (
+        select d.day::date as day, arm.control, arm.variant_key,
+               sum(coalesce(t.exposed, 0)) over running as exposed,
+               sum(coalesce(t.users, 0)) over running as users,
+               sum(coalesce(t.converters, 0)) over running as converters
+        from source as s
+        cross join generate_series(control_arm_days_from_exposures.from_date::timestamp, s.last_day::timestamp, interval '1 day') as d (day)
+        cross join (select distinct t.control, t.variant_key from totals as t) as arm
+        left join totals as t on t.day = d.day::date and t.control = arm.control and t.variant_key = arm.variant_key
+        window running as (partition by arm.control, arm.variant_key order by d.day)
+    )
+    -- The arms control_arms lists that day: those with an exposed user in one arm only.
+    select r.day, nullif(r.variant_key, ''), r.control, r.users::bigint,
+           case when s.conversion_event is not null then r.converters::bigint end
+    from series as r
+    cross join source as s
+    where r.exposed <> 0
+    order by r.day, r.control desc, nullif(r.variant_key, '') nulls first;
+$function$;
+alter function cardinal.control_arm_days_from_exposures(text, text, date, date, timestamp with time zone) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_days_from_exposures(text, text, date, date, timestamp with time zone) to cardinal_reader;
+comment on function cardinal.control_arm_days_from_exposures(text, text, date, date, timestamptz) is
+    'control_arm_days of a campaign without test events, in one pass: per user the day it is exposed, the day '
+    'its window ends (report_window_end; counted when by as_of) and the day a second arm is first seen, added '
+    'up over the report days; read from report_control_exposure_days for the users whose window ends on the '
+    'same day as the last exposure''s of their day, else from report_control_exposures, with the pending '
+    'events'' change (pending_control_exposures). control_arm_days calls it when it can.';

@@ -269,6 +269,21 @@ import TestSupport
             )
         }
 
+        /// control_arm_days of one campaign from state against the same over raw events (its `reference`
+        /// argument), over at most ten days: the reference runs control_arms_reference once per day.
+        func controlArmDays(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
+            let first = Int.random(in: 0..<60, using: &generator)
+            let last = min(60, first + Int.random(in: 0..<10, using: &generator))
+            let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
+            let arguments = "$1, $2, $3, $4, $5, false"
+            return try differences(
+                state: "cardinal.control_arm_days(\(arguments), false)",
+                reference: "cardinal.control_arm_days(\(arguments), true)",
+                [app, generator.pick(RandomWorkload.campaigns), baseDay.adding(days: first), baseDay.adding(days: last),
+                 asOf]
+            )
+        }
+
         /// Every report against its reference (and send_arms and the exposure findings from counts against the
         /// same reads of the per-user state) once, with arguments drawn from `generator`: the comparisons that
         /// differ, and how many reference rows were compared.
@@ -284,6 +299,7 @@ import TestSupport
                  { try self.canvasControlArmConversions(app: app, generator: &$0) }),
                 ("send_arms", { try self.sendArms(app: app, generator: &$0) }),
                 ("anomalies from counts", { try self.anomaliesFromCounts(app: app, generator: &$0) }),
+                ("control_arm_days", { try self.controlArmDays(app: app, generator: &$0) }),
             ]
             var differing: [String] = []
             var rows: Int64 = 0

@@ -34,6 +34,15 @@ import Testing
         #expect(Self.count("<circle", in: html) == 10 + 1)
     }
 
+    @Test("Day labels stay at least half a step from the last one, so that no two overlap")
+    func dayLabels() {
+        // 32 days: a label every 6 days (0, 6, …, 24) and the last (31); day 30 would touch it.
+        let days = (1...32).map { String(format: "2026-10-%02d", $0) }
+        let html = LineChart(title: "Impressions", days: days, series: [.init(name: "v1", values: days.map { _ in 1 })]).render()
+        let labels = html.matches(of: /text-anchor="(?:start|middle|end)">([0-9-]+)<\/text>/).map { String($0.1) }
+        #expect(labels == ["10-01", "10-07", "10-13", "10-19", "10-25", "10-32"])
+    }
+
     @Test("Series differ in colour, dash and marker, so that they stay apart in grayscale")
     func seriesLooks() {
         let looks = (0..<5).map(ChartStyle.series)
@@ -48,6 +57,34 @@ import Testing
         let ticks = SVGNumber.ticks(upTo: 1234)
         #expect(ticks.first == 0 && (ticks.last ?? 0) >= 1234 && ticks.count <= 6)
         #expect(SVGNumber.ticks(upTo: 0) == [0, 1])
+    }
+
+    @Test("Lift ticks are round numbers below the lowest and above the highest value, 0 among them")
+    func liftTicks() {
+        let ticks = SVGNumber.ticks(from: -0.3, to: 0.5)
+        let expected = [-0.4, -0.2, 0, 0.2, 0.4, 0.6]
+        #expect(ticks.count == expected.count && zip(ticks, expected).allSatisfy { abs($0 - $1) < 1e-12 })
+    }
+
+    @Test("A lift chart's axis spans the lines, 0 and the last day's bands padded by half, never below -100 %")
+    func liftDomain() {
+        // Values 0.1 and 0.3, last band [0, 0.4]: span 0 to 0.4, padded by 0.2 on each side.
+        let chart = LineChart(title: "Lift", days: ["2026-11-01", "2026-11-02", "2026-11-03"],
+                              series: [.init(name: "v1", values: [nil, 0.1, 0.3])],
+                              bands: [.init(name: "band", series: 0, lower: [nil, -5, 0], upper: [nil, 5, 0.4], style: .area)],
+                              scale: .lift)
+        #expect(abs(chart.domain.low - -0.2) < 1e-12 && abs(chart.domain.high - 0.6) < 1e-12)
+        // A wide last band stops at -100 %.
+        let wide = LineChart(title: "Lift", days: ["2026-11-01"], series: [.init(name: "v1", values: [0.5])],
+                             bands: [.init(name: "band", series: 0, lower: [-2], upper: [3], style: .area)], scale: .lift)
+        #expect(wide.domain.low == -1)
+    }
+
+    @Test("A line breaks at a day without a value instead of bridging it")
+    func lineBreaks() {
+        #expect(LineChart.definedRuns([1, nil, 2, 3, nil]) == [[0], [2, 3]])
+        let html = LineChart(title: "Lift", days: ["a", "b", "c", "d"], series: [.init(name: "v1", values: [1, nil, 2, 3])]).render()
+        #expect(Self.count("<polyline", in: html) == 2)
     }
 
     @Test("An interval plot has one row per estimate, a whisker for each interval and a reference line at 0")

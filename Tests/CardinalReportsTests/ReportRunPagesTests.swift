@@ -70,6 +70,24 @@ import Testing
         text.components(separatedBy: needle).count - 1
     }
 
+    @Test("An experiment's page charts its cumulative lift under the comparison; a page without the series says so")
+    func cumulativeLift() throws {
+        let (run, daily) = Self.run(campaigns: 2)
+        let key = ControlReport.CampaignKey(app: "shop", campaignID: Self.hostile)
+        let rows = [nil, "v1", "v2"].map {
+            ControlArmDayRow(day: Self.scope.from, variantID: $0, control: $0 == nil, users: 300,
+                             converters: [nil: 30, "v1": 45, "v2": 24][$0] ?? 0)
+        }
+        let pages = ReportRunPages(run: run, daily: daily, lifts: [key: try #require(CumulativeLift(rows: rows, from: Self.scope.from))])
+        let page = try Self.hostilePage(pages)
+        #expect(page.contains("<h2>Cumulative lift against control</h2>"))
+        #expect(Self.count("<svg class=\"chart line-chart lift-chart\"", in: page) == 2)
+        // v1: 45/300 against 30/300, a lift of 50 %, over the one day of the range.
+        #expect(page.contains("<tr><td>2026-11-01</td><td class=\"number\">50%</td>"))
+        let other = try #require(pages.files.first { $0.name.hasPrefix("campaign-0002-") }).html
+        #expect(other.contains("No lift to follow"))
+    }
+
     @Test("A run gives an index and one page per campaign, linked from the index")
     func files() throws {
         let (run, daily) = Self.run(campaigns: 2)

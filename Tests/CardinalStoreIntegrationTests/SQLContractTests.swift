@@ -27,8 +27,8 @@ import TestSupport
     func declarationsAreDistinct() {
         let objects = SQLColumns.all.map(\.object)
         #expect(Set(objects).count == objects.count)
-        for report in ["unique_impressions", "anomalies", "control_arms", "control_arm_conversions", "send_arms",
-                       "campaign_conversions"] {
+        for report in ["unique_impressions", "anomalies", "control_arms", "control_arm_conversions", "control_arm_days",
+                       "send_arms", "campaign_conversions"] {
             #expect(objects.contains("cardinal.\(report)"))
         }
     }

@@ -385,6 +385,10 @@ extension ReportsEndToEndTests {
         // One forest-plot row for v1, and the comparison's columns for both arms.
         #expect(page.components(separatedBy: "<g class=\"interval-row\" data-label=\"v1\"").count - 1 == 3)
         #expect(page.contains("<tr class=\"control\"><th scope=\"row\">control</th><td class=\"number\">2</td>"))
+        // The cumulative lift: one chart for v1; by the end of yesterday both arms had matured (1 h window after
+        // noon) with 1 converter of 2 each, a lift of 0.
+        #expect(page.components(separatedBy: "<svg class=\"chart line-chart lift-chart\"").count - 1 == 1)
+        #expect(page.contains("<tr><td>\(Self.yesterday)</td><td class=\"number\">0%</td>"))
         // Self-contained: nothing is fetched from anywhere.
         for html in [index, page] {
             #expect(!html.contains("src="))
@@ -410,6 +414,7 @@ extension ReportsEndToEndTests {
         #expect(dom.standardOutput.components(separatedBy: "<svg class=\"chart line-chart\"").count - 1 == 4)
         #expect(dom.standardOutput.components(separatedBy: "<svg class=\"chart forest-plot\"").count - 1 == 1)
         #expect(dom.standardOutput.components(separatedBy: "<svg class=\"chart rate-plot\"").count - 1 == 2)
+        #expect(dom.standardOutput.components(separatedBy: "<svg class=\"chart line-chart lift-chart\"").count - 1 == 1)
         #expect(!dom.standardError.contains("CONSOLE"))
 
         let screenshot = directory.appending(path: "page.png")

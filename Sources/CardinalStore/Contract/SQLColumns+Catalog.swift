@@ -11,6 +11,7 @@ extension SQLColumns {
         ControlArmRow.sqlColumns,
         ControlArmConversionRow.sqlColumns,
         ControlArmCovariateRow.sqlColumns,
+        ControlArmDayRow.sqlColumns,
         SendArmRow.sqlColumns,
         CampaignConversionRow.sqlColumns,
         ReportRun.sqlColumns,

@@ -87,6 +87,13 @@ public struct ReportSession {
                                                                   window: window)
     }
 
+    /// One campaign's arms day by day (see ``ControlArmDaysQuery/run(app:campaign:_:asOf:)``).
+    public func controlArmDays(
+        app: String, campaign: String, _ scope: ReportScope, asOf: Date
+    ) throws -> [ControlArmDayRow] {
+        try ControlArmDaysQuery(connection: connection).run(app: app, campaign: campaign, scope, asOf: asOf)
+    }
+
     /// The users sent to per arm of each campaign (see ``SendArmsQuery/run(_:)``).
     public func sendArms(_ scope: ReportScope) throws -> [SendArmRow] {
         try SendArmsQuery(connection: connection).run(scope)

@@ -3,8 +3,8 @@ import Foundation
 
 /// The page of one campaign in a report run: daily activity per variant, click and dismissal rates with
 /// their intervals, the experiment against control (forest plot, Holm p-values, chance to beat control, the
-/// sample ratio verdict), the campaign's integration findings, the definitions, and the run's as-of time and
-/// range.
+/// sample ratio verdict), the cumulative lift day by day with its always-valid band, the campaign's
+/// integration findings, the definitions, and the run's as-of time and range.
 struct CampaignPage: Sendable {
     /// The app's name.
     var app: String
@@ -20,6 +20,8 @@ struct CampaignPage: Sendable {
     var daily: [UniqueImpressionsRow]
     /// The campaign in the control report, when it has a conversion goal or a control arm.
     var experiment: ControlCampaign?
+    /// The experiment's lift day by day; `nil` when it has no control arm or conversion event.
+    var lift: CumulativeLift? = nil
     /// The campaign's findings, most severe first.
     var findings: [AnomalyFinding]
     /// The index page to link back to, or `nil` for a page on its own.
@@ -34,6 +36,9 @@ struct CampaignPage: Sendable {
         sections.append(HTMLPage.Section(heading: "Daily activity per variant", body: dailyCharts))
         sections.append(HTMLPage.Section(heading: "Click and dismissal rates", body: rateCharts))
         sections.append(HTMLPage.Section(heading: "Experiment against control", body: ExperimentVerdict.html(experiment)))
+        if experiment != nil {
+            sections.append(HTMLPage.Section(heading: "Cumulative lift against control", body: CumulativeLiftChart.html(lift)))
+        }
         sections.append(HTMLPage.Section(
             heading: "Integration findings",
             body: findings.isEmpty ? "<p>No findings for this campaign.</p>\n" : FindingsTable.html(findings)

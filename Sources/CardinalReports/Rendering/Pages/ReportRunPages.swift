@@ -19,7 +19,10 @@ public struct ReportRunPages: Sendable {
     /// - Parameters:
     ///   - run: The stored run.
     ///   - daily: The run's unique-impressions rows broken down by day (the run stores totals only).
-    public init(run: ScheduledReportRun, daily: [UniqueImpressionsRow]) {
+    ///   - lifts: The experiments' lift day by day (``CumulativeLift/ofCampaigns(in:session:)``), which the run
+    ///     does not store either.
+    public init(run: ScheduledReportRun, daily: [UniqueImpressionsRow],
+                lifts: [ControlReport.CampaignKey: CumulativeLift] = [:]) {
         let campaigns = Self.campaignKeys(run)
         let experiments = Dictionary(run.control.allCampaigns.map { (ControlReport.CampaignKey(app: $0.app, campaignID: $0.campaignID), $0) },
                                      uniquingKeysWith: { first, _ in first })
@@ -39,7 +42,7 @@ public struct ReportRunPages: Sendable {
             let experiment = experiments[key].flatMap { $0.isControlExperiment ? $0 : nil }
             let page = CampaignPage(
                 app: key.app, campaignID: key.campaignID, scope: run.control.scope, asOf: run.control.asOf,
-                totals: totals[key] ?? [], daily: days[key] ?? [], experiment: experiment,
+                totals: totals[key] ?? [], daily: days[key] ?? [], experiment: experiment, lift: lifts[key],
                 findings: findings[key] ?? [], indexLink: "index.html"
             )
             pages.append(File(name: name, html: page.render()))

@@ -47,10 +47,20 @@ enum SVGNumber {
         guard maximum > 0, maximum.isFinite else {
             return [0, 1]
         }
-        let raw = maximum / Double(count)
+        return ticks(from: 0, to: maximum, count: count)
+    }
+
+    /// Round tick values from at most `low` to at least `high`, as ``ticks(upTo:count:)`` spaces them; a
+    /// range that is empty or not finite gets `low` and `low + 1`.
+    static func ticks(from low: Double, to high: Double, count: Int = 4) -> [Double] {
+        guard high > low, low.isFinite, high.isFinite else {
+            return low.isFinite ? [low, low + 1] : [0, 1]
+        }
+        let raw = (high - low) / Double(count)
         let magnitude = pow(10, floor(log10(raw)))
         let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? raw
-        let top = (maximum / step).rounded(.up)
-        return (0...Int(top)).map { Double($0) * step }
+        let bottom = (low / step).rounded(.down)
+        let top = (high / step).rounded(.up)
+        return (Int(bottom)...Int(top)).map { Double($0) * step }
     }
 }

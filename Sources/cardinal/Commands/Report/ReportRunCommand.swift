@@ -78,14 +78,17 @@ struct ReportRunCommand: DatabaseCommand, LoggingCommand {
     }
 
     /// Writes the run's pages into `directory` (created if missing); the daily series come from the
-    /// unique-impressions report by day, because the stored run keeps totals only.
+    /// unique-impressions report by day and the experiments' lift from control_arm_days, because the stored
+    /// run keeps totals only.
     private static func writePages(
         run: ScheduledReportRun, session: ReportSession, to directory: String, log: CommandLog
     ) throws {
         log.step("report run \(run.runID): reading the daily series for the pages")
         let daily = try UniqueImpressionsReport.run(session: session, scope: run.uniqueImpressions.scope, by: .day)
+        log.step("report run \(run.runID): reading the experiments' lift day by day")
+        let lifts = try CumulativeLift.ofCampaigns(in: run, session: session)
         log.step("report run \(run.runID): drawing the pages of \(run.control.campaigns.count.formatted()) campaigns")
-        let pages = ReportRunPages(run: run, daily: daily.rows)
+        let pages = ReportRunPages(run: run, daily: daily.rows, lifts: lifts)
         let folder = URL(filePath: directory, directoryHint: .isDirectory)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (index, file) in pages.files.enumerated() {
