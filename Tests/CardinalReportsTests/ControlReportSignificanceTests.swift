@@ -56,6 +56,24 @@ import Testing
         #expect(judged["c2"]?["significant"] == .bool(false))
     }
 
+    @Test("The HTML arms table shows the always-valid lift and p-value beside the fixed ones, and each campaign's rule decides 'significant'")
+    func htmlArmsTable() throws {
+        let html = report(control: 500, variant: 600, campaigns: 2, setting: .fixed, option: nil).render(.html)
+        let sections = html.components(separatedBy: "<h2>")
+        let first = try #require(sections.first { $0.hasPrefix("Campaign c1 ") })
+        let second = try #require(sections.first { $0.hasPrefix("Campaign c2 ") })
+        for section in [first, second] {
+            #expect(section.contains("<th>always-valid lift [95 %]</th>"))
+            // The always-valid Holm p-value of the example, 0.0538806, beside the fixed one, 0.00192469 (4 digits).
+            #expect(section.contains(">0.05388</td><td class=\"number\">"), "\(section)")
+            #expect(section.contains(">0.001925</td><td class=\"number\">0.05388<"), "\(section)")
+        }
+        #expect(first.contains("<th>significant (fixed)</th>"))
+        #expect(first.contains("<td class=\"number\">yes</td>"))
+        #expect(second.contains("<th>significant (sequential)</th>"))
+        #expect(second.contains("<td class=\"number\">no</td>"))
+    }
+
     @Test("--significance overrides every campaign's setting, and the output says it came from the option")
     func optionOverrides() throws {
         let judged = comparisons(report(control: 500, variant: 600, campaigns: 2, setting: .fixed, option: .sequential))

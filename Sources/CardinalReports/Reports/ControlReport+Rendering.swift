@@ -25,7 +25,7 @@ extension ControlReport {
                 sections: campaigns.map { campaign in
                     HTMLPage.Section(heading: "\(campaign.isCanvas ? "Canvas" : "Campaign") \(campaign.campaignID) "
                                          + "(\(campaign.app))",
-                                     body: ExperimentVerdict.html(campaign))
+                                     body: ExperimentVerdict.html(campaign, rule: significance(of: campaign).rule))
                 } + (campaigns.isEmpty ? [] : [PageDefinitions.section])
             ).render()
         }

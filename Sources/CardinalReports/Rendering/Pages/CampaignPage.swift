@@ -35,7 +35,7 @@ struct CampaignPage: Sendable {
         }
         sections.append(HTMLPage.Section(heading: "Daily activity per variant", body: dailyCharts))
         sections.append(HTMLPage.Section(heading: "Click and dismissal rates", body: rateCharts))
-        sections.append(HTMLPage.Section(heading: "Experiment against control", body: ExperimentVerdict.html(experiment)))
+        sections.append(HTMLPage.Section(heading: "Experiment against control", body: ExperimentVerdict.html(experiment, rule: experiment?.significanceSetting ?? .standard)))
         if experiment != nil {
             sections.append(HTMLPage.Section(heading: "Cumulative lift against control", body: CumulativeLiftChart.html(lift)))
         }

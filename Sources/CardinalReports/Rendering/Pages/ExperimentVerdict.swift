@@ -1,9 +1,12 @@
+import CardinalStore
+
 /// The experiment part of a campaign page in words and numbers: the sample ratio verdict as a sentence and
 /// one table row per arm with the columns of the control report, for the primary conversion event and then
 /// for each further one.
 enum ExperimentVerdict {
-    /// The forest plot of each variant's lift, the comparison table and the sample ratio verdict.
-    static func html(_ experiment: ControlCampaign?) -> String {
+    /// The forest plot of each variant's lift, the comparison table and the sample ratio verdict; `rule` decides
+    /// the table's `significant` column, as it does the control report's.
+    static func html(_ experiment: ControlCampaign?, rule: SignificanceRule) -> String {
         guard let experiment else {
             return "<p>Not an experiment: no conversion event is set and no control arm was seen.</p>\n"
         }
@@ -20,11 +23,11 @@ enum ExperimentVerdict {
             html += IntervalPlot(title: "Relative lift of each variant over control, 95 % interval (0 = same as control)",
                                  rows: rows, reference: 0, cssClass: "forest-plot").render()
         }
-        html += armsTable(arms: experiment.arms, comparisons: experiment.comparisons)
+        html += armsTable(arms: experiment.arms, comparisons: experiment.comparisons, rule: rule)
         for conversion in experiment.furtherConversions {
             html += "<h3>Conversion event \(HTMLPage.escape(conversion.conversionEvent)) (secondary; Holm over every "
                 + "variant and secondary event)</h3>\n"
-            html += armsTable(arms: conversion.arms, comparisons: conversion.comparisons)
+            html += armsTable(arms: conversion.arms, comparisons: conversion.comparisons, rule: rule)
         }
         return html
     }
@@ -55,19 +58,24 @@ enum ExperimentVerdict {
         }
     }
 
-    /// One row per arm: users, converters, rate, then for variants the lift with its interval, the Holm
-    /// p-value and the chance to beat control.
-    static func armsTable(arms: [ControlArm], comparisons: [ControlComparison]) -> String {
+    /// One row per arm: users, converters, rate, then for variants the lift with its fixed-horizon and its
+    /// always-valid interval, the difference, both Holm p-values, whether `rule` calls the variant significant,
+    /// and the chance to beat control.
+    static func armsTable(arms: [ControlArm], comparisons: [ControlComparison], rule: SignificanceRule) -> String {
         var html = "<table class=\"arms\"><thead><tr><th>arm</th><th>users</th><th>converters</th><th>rate</th>"
-            + "<th>relative lift [95 %]</th><th>difference [95 %]</th><th>p-value (Holm)</th>"
-            + "<th>chance to beat control</th></tr></thead><tbody>\n"
+            + "<th>relative lift [95 %]</th><th>always-valid lift [95 %]</th><th>difference [95 %]</th>"
+            + "<th>p-value (Holm)</th><th>always-valid p-value (Holm)</th>"
+            + "<th>significant (\(rule.rawValue))</th><th>chance to beat control</th></tr></thead><tbody>\n"
         for arm in arms {
             let statistics = arm.control ? nil : comparisons.first { $0.variantID == arm.variantID }?.statistics
             let cells: [String?] = [
                 String(arm.users), arm.converters.map { String($0) }, CellFormat.fixed(arm.rate),
                 withInterval(statistics?.relativeLift, statistics?.relativeLiftCI95),
+                withInterval(statistics?.relativeLift, statistics?.alwaysValid.relativeLiftInterval),
                 withInterval(statistics?.difference, statistics?.differenceCI95),
-                CellFormat.significant(statistics?.pValueHolm), CellFormat.fixed(statistics?.chanceToBeatControl),
+                CellFormat.significant(statistics?.pValueHolm), CellFormat.significant(statistics?.alwaysValid.pValueHolm),
+                statistics.flatMap(rule.isSignificant).map { $0 ? "yes" : "no" },
+                CellFormat.fixed(statistics?.chanceToBeatControl),
             ]
             html += "<tr\(arm.control ? " class=\"control\"" : "")><th scope=\"row\">\(HTMLPage.escape(arm.splitName))</th>"
             html += cells.map { "<td class=\"number\">\(HTMLPage.escape($0 ?? "–"))</td>" }.joined() + "</tr>\n"
