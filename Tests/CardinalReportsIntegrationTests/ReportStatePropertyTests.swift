@@ -270,10 +270,11 @@ import TestSupport
         }
 
         /// control_arm_days of one campaign from state against the same over raw events (its `reference`
-        /// argument), over at most ten days: the reference runs control_arms_reference once per day.
+        /// argument), over at most three days: the reference runs control_arms_reference once per day, 1–2 s each
+        /// on a workload.
         func controlArmDays(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
-            let last = min(60, first + Int.random(in: 0..<10, using: &generator))
+            let last = min(60, first + Int.random(in: 0..<3, using: &generator))
             let asOf = baseTime.addingTimeInterval(Double(Int.random(in: 10...70, using: &generator) * 86_400))
             let arguments = "$1, $2, $3, $4, $5, false"
             return try differences(
@@ -299,7 +300,6 @@ import TestSupport
                  { try self.canvasControlArmConversions(app: app, generator: &$0) }),
                 ("send_arms", { try self.sendArms(app: app, generator: &$0) }),
                 ("anomalies from counts", { try self.anomaliesFromCounts(app: app, generator: &$0) }),
-                ("control_arm_days", { try self.controlArmDays(app: app, generator: &$0) }),
             ]
             var differing: [String] = []
             var rows: Int64 = 0
@@ -552,6 +552,15 @@ import TestSupport
                 let (differences, rows) = try bench.sendArms(app: app, generator: &sendArmsGenerator)
                 #expect(differences == 0, "send_arms differs on workload \(seed)")
                 sendArmRows += rows
+            }
+            // control_arm_days' reference costs a control_arms_reference per day: in every 20th workload only
+            // (7 of make test's, 50 of make property's), where four comparisons per workload took the suite past
+            // half an hour.
+            if seed % 20 == 1 {
+                var daysGenerator = SeededGenerator(seed: seed &+ 1_500_000)
+                let (differences, rows) = try bench.controlArmDays(app: app, generator: &daysGenerator)
+                #expect(differences == 0, "control_arm_days differs on workload \(seed)")
+                compared += rows
             }
             var covariatesGenerator = SeededGenerator(seed: seed &+ 1_300_000)
             for _ in 0..<2 {
