@@ -4,8 +4,9 @@
 -- try_jsonb reads rejected events safely; anomaly_severity and wilson_interval give the reports' severities
 -- and rate intervals; report_day_set, report_day_pairs and report_user_day_pairs give the day sets and pairs
 -- the report state counts; report_message_part and report_part_channel define the part breakdowns. A counting
--- trigger of the report state builds its query with report_state_versions; copy_column_comments comments an
--- _of_rows view like its table; report_state_lock_key serializes the fold and its requeueing.
+-- trigger of the report state builds its query with report_state_versions; copy_column_comments gives a
+-- view's columns the comments of the relation they mirror; report_state_lock_key serializes the fold and its
+-- requeueing.
 --
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
@@ -340,10 +341,12 @@ comment on function cardinal.report_state_versions(text, text[], text[]) is
     'CONFLICT DO UPDATE counts each row once.';
 
 
--- A state table's _of_rows view means what the table does: this copies the table's column comments to the
--- view, so that they need not be written twice. (The code files spell the views' comments out, so nothing
--- calls it when they apply; it serves a migration or an operator who makes such a view.)
-create or replace function cardinal.copy_column_comments(view_name regclass, state_table regclass)
+-- A view whose columns mean what another relation's same-named columns do (an _of_rows view and its state
+-- table, a facts view and its pending view, a latest_* view and its stored-run table) takes their comments
+-- from it, so that one text is written once. Called by the code files right after a view's own COMMENT; a
+-- column no source comments is left for an explicit COMMENT below the call (SQL/checks/uncommented_columns.sql
+-- finds one that has none).
+create or replace function cardinal.copy_column_comments(view_name regclass, variadic sources regclass[])
     returns void
     language plpgsql
     set search_path = pg_catalog, pg_temp
@@ -352,19 +355,24 @@ declare
     target record;
 begin
     for target in
-        select a.attname as column_name, pg_catalog.col_description(t.attrelid, t.attnum) as description
+        select a.attname as column_name,
+               (select pg_catalog.col_description(s.attrelid, s.attnum)
+                from unnest(copy_column_comments.sources) with ordinality as source (relation, position)
+                join pg_catalog.pg_attribute as s on s.attrelid = source.relation and s.attname = a.attname
+                where pg_catalog.col_description(s.attrelid, s.attnum) is not null
+                order by source.position
+                limit 1) as description
         from pg_catalog.pg_attribute as a
-        join pg_catalog.pg_attribute as t
-            on t.attrelid = copy_column_comments.state_table and t.attname = a.attname
-        where a.attrelid = copy_column_comments.view_name and a.attnum > 0
+        where a.attrelid = copy_column_comments.view_name and a.attnum > 0 and not a.attisdropped
     loop
+        continue when target.description is null;
         execute format('comment on column %s.%I is %L', copy_column_comments.view_name, target.column_name,
                        target.description);
     end loop;
 end
 $function$;
-alter function cardinal.copy_column_comments(regclass, regclass) owner to cardinal_owner;
-revoke all on function cardinal.copy_column_comments(regclass, regclass) from public;
-comment on function cardinal.copy_column_comments(regclass, regclass) is
-    'Comments each column of view_name with the comment of the state_table column of the same name: a '
-    'state table''s _of_rows view means what the table does.';
+alter function cardinal.copy_column_comments(regclass, regclass[]) owner to cardinal_owner;
+revoke all on function cardinal.copy_column_comments(regclass, regclass[]) from public;
+comment on function cardinal.copy_column_comments(regclass, regclass[]) is
+    'Comments each column of view_name with the comment of the same-named column of the first of sources '
+    'that has one; leaves a column none of them comments as it is.';

@@ -274,27 +274,17 @@ comment on function cardinal.fold_identity_links() is
 -- user's, whichever plan the planner picks, so that no reference function is quadratic on a fresh load of
 -- devices that log in (issue 8, "Planner-proof").
 --
--- Design notes (why, not what):
+-- Why (each measured on a bulk load of 30,000 devices that log in; the figures are in git history):
 --
--- * The view must cost two index probes per anonymous event "whatever the plan". Two earlier forms broke that,
---   both on a bulk load of 30,000 devices that each log in after an anonymous event (60,000 events), read by
---   the reference functions:
---   - The first login was `order by time, id limit 1`. The primary key (app_id, time, id) yields that order,
---     so the planner, which expects a match within the first rows, read the app's events by it and filtered
---     on the device: every event of the app once per anonymous event. unique_impressions_reference ran for
---     over 120 s (stopped); 3.3 s at 3,000 devices.
---   - The new-user check was a NOT EXISTS in the lateral's WHERE, which the planner turns into an anti-join.
---     Inside logging_anomalies_from_source (enable_nestloop off) that join became a hash anti-join rebuilt
---     from the app's events once per anonymous event: anomalies_reference over 300 s (stopped); 5.3 s at 3,000.
--- * So the first login is an aggregate over the device's events that carry a user (its user_id by time,
---   then id, and the smallest time, which is that event's). An aggregate reads every row of its input, so no
---   index order can end it early, and the (app_id, device_id) index reads the fewest rows by any estimate.
---   The new-user check is a NOT EXISTS in the select list: a subplan run per anonymous event with a login,
---   on the (app_id, user_key) index, which no join setting affects. It takes the app from the lookup rather
---   than from the event: a reference outside the lateral is not a key of the Memoize node the planner may
---   put over it, which then empties its cache on every row (a review's scratch load of 200,000 events, 10 %
---   anonymous: 0 hits in 180,000, 4.9–7.2 s for a scan of the view, against 0.3–0.6 s with the app taken
---   from the lookup). The same 60,000 events: every reference function in 2–5 s (PlannerProofReportsTests).
+-- * The first login is an aggregate over the device's events that carry a user, not `order by time, id
+--   limit 1`: the primary key yields that order, and the planner read the app's events by it once per
+--   anonymous event. An aggregate reads all of its input, so the (app_id, device_id) index reads the fewest
+--   rows under any estimate.
+-- * The new-user check is a NOT EXISTS in the select list, a subplan per anonymous event on the (app_id,
+--   user_key) index that no join setting affects; in the WHERE it became an anti-join, hashed from the app's
+--   events once per anonymous event where nested loops are off.
+-- * It takes the app from the lookup rather than from the event: a reference outside the lateral is not a
+--   key of the Memoize node the planner may put over it, which then empties its cache on every row.
 create or replace view cardinal.identified_events as
 select e.app_id, e.id, e.type, e.channel, e.time, e.received_at, e.user_id, e.device_id, e.session_id,
        e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id, e.control, e.message_id, e.placement_id,
@@ -336,69 +326,7 @@ comment on view cardinal.identified_events is
     'event carrying its device_id and a user_id, when that user had no event before it. Looked up per '
     'anonymous event on the (app_id, device_id) and (app_id, user_key) indexes whatever the plan, so its '
     'cost never depends on a row estimate. What the reference functions read.';
-comment on column cardinal.identified_events.app_id is
-    'The app that sent the event: the app of the ingest key that authenticated the request.';
-comment on column cardinal.identified_events.id is
-    'Client-generated UUID of the event; with app_id and time the idempotency key, so a retried event is '
-    'stored once.';
-comment on column cardinal.identified_events.type is
-    'What happened: send, impression, click, dismissal, conversion or session_start (the app came to the '
-    'foreground and the SDK opened a session). A push open is a click (Braze''s direct open).';
-comment on column cardinal.identified_events.channel is
-    'Where the message was shown: content_card, in_app_message, banner, push or feature_flag. NULL '
-    'exactly for conversions and session starts, which belong to no message.';
-comment on column cardinal.identified_events.time is
-    'When the event happened, by the client''s clock (event time). Reports, partitions and retention use '
-    'it; may be days before received_at for events queued offline.';
-comment on column cardinal.identified_events.received_at is
-    'When Cardinal stored the event (start of the storing transaction): tells late events from live ones.';
-comment on column cardinal.identified_events.user_id is
-    'External user id set by the app (changeUser), 1–511 characters; NULL for anonymous events.';
-comment on column cardinal.identified_events.device_id is
-    'Device (installation) id, 1–255 characters; the identity of anonymous events.';
-comment on column cardinal.identified_events.session_id is
-    'SDK session id, 1–255 characters; banner and feature-flag impressions are logged once per session.';
-comment on column cardinal.identified_events.campaign_id is
-    'Campaign of the message, 1–255 characters; with canvas_id/canvas_step_id one of the two message '
-    'sources that every non-conversion event has.';
-comment on column cardinal.identified_events.canvas_id is
-    'Canvas (multi-step journey) of the message, 1–255 characters; set together with canvas_step_id.';
-comment on column cardinal.identified_events.canvas_step_id is
-    'Step of the canvas that sent the message, 1–255 characters.';
-comment on column cardinal.identified_events.variant_id is
-    'Variant (arm) of the campaign the user was assigned to, 1–255 characters; NULL when the campaign has '
-    'a single message.';
-comment on column cardinal.identified_events.control is
-    'True when the user is in the control group: on a send, enrolled in control; on an impression, a '
-    'control impression (the moment the user would have seen the message). Only send and impression.';
-comment on column cardinal.identified_events.message_id is
-    'Id of the delivered message: content card id (new for every send), in-app message id or feature flag '
-    'id, 1–255 characters. Uniques are counted per campaign, not per message_id.';
-comment on column cardinal.identified_events.placement_id is
-    'Banner placement (the named slot of the app) where a banner was shown.';
-comment on column cardinal.identified_events.button_id is
-    'Button of a click on an in-app message ("0", "1", …); NULL for a body click.';
-comment on column cardinal.identified_events.url is
-    'Link opened by a click, when the SDK reports it.';
-comment on column cardinal.identified_events.platform is
-    'Platform of the SDK: ios, android, web, kindle, tvos, roku or other.';
-comment on column cardinal.identified_events.sdk_version is
-    'SDK version, 1–64 characters; the anomaly report groups by it.';
-comment on column cardinal.identified_events.app_version is
-    'App version, 1–64 characters; the anomaly report groups by it.';
-comment on column cardinal.identified_events.os_version is
-    'Operating system version, 1–64 characters.';
-comment on column cardinal.identified_events.test is
-    'True for a test send; reports exclude test events unless asked to include them.';
-comment on column cardinal.identified_events.conversion_name is
-    'Name of a conversion event (the API field name), 1–255 characters, no leading $; set exactly on '
-    'conversions. campaign_settings.conversion_event refers to it.';
-comment on column cardinal.identified_events.value is
-    'Value of a conversion, e.g. a purchase amount, as an exact decimal; only on conversions.';
-comment on column cardinal.identified_events.currency is
-    'ISO 4217 code of value (three upper-case letters); only on conversions.';
-comment on column cardinal.identified_events.properties is
-    'Free-form JSON object of further attributes sent by the app; size bounded at ingest.';
+select cardinal.copy_column_comments('cardinal.identified_events', 'cardinal.events');
 comment on column cardinal.identified_events.user_key is
     'The resolved user: user_id, else the first user seen with the device when new then, else '
     '''device:'' || device_id.';
@@ -410,39 +338,17 @@ comment on column cardinal.identified_events.stored_xid is
 
 -- The reference functions look up one user's events by index (issue 8, "Planner-proof").
 --
--- Design notes (why, not what):
+-- Why (figures from FreshWorkload and PlannerProofReportsTests, in git history):
 --
--- * Three reference functions read, for each recipient or exposed user, that user's conversions or app opens
---   in a window: `identified_events … where e.user_key = r.user_key`. identified_events computes user_key (the
---   identity merge), so no index can answer that condition: each lookup read every event of its type in
---   the window, for every user, which grows with users × events. Over FreshWorkload (50,000 events, 6,000
---   users, every tenth anonymous) in psql: campaign_conversions_reference 19.8 s, push_opens_reference 1.4 s.
--- * identified_events_of_user(app_id, user_key) returns what identified_events gives one user, from indexes
---   alone: its identified events on (app_id, user_key) (an identified event's user_key is its user_id),
---   then the anonymous events of each device that could be merged into it (one its events name, or the device
---   whose key it is) on (app_id, device_id), kept when identified_events gives them this user. Over both test
---   workloads (FreshWorkload, and 30,000 devices that log in), every event of the app came back exactly
---   once across its users' calls (EXCEPT ALL against identified_events, in psql: none left). The property
---   tests compare every reference function that calls it with the report state.
---   campaign_conversions_reference, control_arms_reference and push_opens_reference call it.
--- * Its lookup of a device's events is fenced (OFFSET 0). Inlined and flattened, the planner read the app's
---   conversions of the window for every user through the caller's conditions, and only then matched them to
---   the devices: campaign_conversions_reference took 11.0 s without the fence.
--- * unique_impressions_reference_unsplit joined push_opens_reference's rows to its events before counting
---   them, and the plan recomputed the opens' aggregate once per event (40,186 times on FreshWorkload: 7.9 s).
---   The join comes after the counts, one push row to one opens row, which gives the value a MIN over the
---   joined rows picked.
--- * push_opens_reference's check that a send's user did not click (NOT EXISTS on its own CTE) became a nested
---   loop over that CTE, which the planner estimates at one row: 20,000 sends × 6,667 clicks, 35.4 s in psql.
---   push_opens_reference runs with nested loops off, as the state's reports do: 0.48 s. The setting stops
---   it from being inlined, which costs nothing since unique_impressions_reference_unsplit joins it once per
---   push row.
--- * On FreshWorkload, in psql: unique_impressions_reference 7.8 → 1.1 s (by day 9.8 → 1.2 s),
---   campaign_conversions_reference 19.8 → 3.0 s, push_opens_reference 1.4 → 0.3 s; control_arms_reference
---   0.33 → 0.68 s (a probe per exposed user, where this workload's few matured users were cheaper to scan for).
---   PlannerProofReportsTests' 20,000 devices that log in, click, convert and get a push:
---   campaign_conversions_reference 2.9 s, over its 60 s timeout without the lookup; unique_impressions_reference 2.6 s,
---   32.5 s with nested loops left on in push_opens_reference.
+-- * identified_events computes user_key (the identity merge), so no index answers `user_key = x` on it: a
+--   reference that looked up each recipient's conversions or opens there read every event of its type per
+--   user. identified_events_of_user(app_id, user_key) returns what the view gives one user from indexes
+--   alone: its identified events on (app_id, user_key), then the anonymous events of each device that could
+--   be merged into it on (app_id, device_id), kept when identified_events gives them this user.
+--   campaign_conversions_reference, control_arms_reference and push_opens_reference call it; the property
+--   tests hold each to the report state.
+-- * Its lookup of a device's events is fenced (OFFSET 0): flattened into the caller, the planner read the
+--   app's conversions of the window for every user before matching them to devices.
 create or replace function cardinal.identified_events_of_user(app_id bigint, user_key text)
     returns setof cardinal.identified_events
     language sql

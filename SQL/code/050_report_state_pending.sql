@@ -450,22 +450,7 @@ grant select on cardinal.report_unfolded_row_events to cardinal_reader;
 comment on view cardinal.report_unfolded_row_events is
     'The unfolded events (report_unfolded_events) that report_row_day_users counts: non-control, non-test '
     'sends, impressions, clicks and dismissals of campaigns and canvas steps, with their report day.';
-comment on column cardinal.report_unfolded_row_events.app_id is
-    'events.app_id of the queued event.';
-comment on column cardinal.report_unfolded_row_events.campaign_id is
-    'events.campaign_id of the queued event.';
-comment on column cardinal.report_unfolded_row_events.canvas_id is
-    'events.canvas_id of the queued event.';
-comment on column cardinal.report_unfolded_row_events.canvas_step_id is
-    'events.canvas_step_id of the queued event.';
-comment on column cardinal.report_unfolded_row_events.variant_id is
-    'events.variant_id of the queued event.';
-comment on column cardinal.report_unfolded_row_events.channel is
-    'events.channel of the queued event.';
-comment on column cardinal.report_unfolded_row_events.user_key is
-    'events.user_key of the queued event.';
-comment on column cardinal.report_unfolded_row_events.type is
-    'events.type of the queued event.';
+select cardinal.copy_column_comments('cardinal.report_unfolded_row_events', 'cardinal.report_fold_queue');
 comment on column cardinal.report_unfolded_row_events.day is
     'The report day of the event: its local date in the campaign''s report time zone, else the app''s.';
 

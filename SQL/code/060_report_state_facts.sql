@@ -50,53 +50,9 @@ grant select on cardinal.report_pending_user_facts to cardinal_reader;
 comment on view cardinal.report_pending_user_facts is
     'The unfolded events (report_unfolded_events) as report_user_state rows, with the group''s columns '
     'instead of group_id: what the next fold adds.';
-comment on column cardinal.report_pending_user_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_user_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_pending_user_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_user_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_user_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_pending_user_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_pending_user_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_pending_user_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_user_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_user_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_pending_user_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_pending_user_facts.impression_days is
-    'Report days with impressions (not control).';
-comment on column cardinal.report_pending_user_facts.click_days is
-    'Report days with clicks.';
-comment on column cardinal.report_pending_user_facts.dismissal_days is
-    'Report days with dismissals.';
-comment on column cardinal.report_pending_user_facts.send_days is
-    'Report days with sends (not control).';
-comment on column cardinal.report_pending_user_facts.control_impression_days is
-    'Report days with control impressions.';
-comment on column cardinal.report_pending_user_facts.control_send_days is
-    'Report days with control sends.';
-comment on column cardinal.report_pending_user_facts.first_impression_at is
-    'Time of the first impression (not control).';
-comment on column cardinal.report_pending_user_facts.first_send_at is
-    'Time of the first send (not control).';
-comment on column cardinal.report_pending_user_facts.first_control_impression_at is
-    'Time of the first control impression.';
-comment on column cardinal.report_pending_user_facts.first_control_send_at is
-    'Time of the first control send.';
-comment on column cardinal.report_pending_user_facts.click_times is
-    'Times of every click, unordered: the anomaly report compares each with the user''s first impression.';
-comment on column cardinal.report_pending_user_facts.dismissal_times is
-    'Times of every dismissal, unordered: the anomaly report compares each with the user''s first '
-    'impression.';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_user_facts', 'cardinal.report_user_state', 'cardinal.report_groups'
+);
 
 
 create or replace view cardinal.report_pending_daily_counts as
@@ -120,40 +76,9 @@ alter view cardinal.report_pending_daily_counts owner to cardinal_owner;
 grant select on cardinal.report_pending_daily_counts to cardinal_reader;
 comment on view cardinal.report_pending_daily_counts is
     'The unfolded events as report_daily_counts rows, with the group''s columns instead of group_id.';
-comment on column cardinal.report_pending_daily_counts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_daily_counts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_pending_daily_counts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_daily_counts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_daily_counts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_pending_daily_counts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_pending_daily_counts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_pending_daily_counts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_daily_counts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_daily_counts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_pending_daily_counts.day is
-    'The report day (campaign''s report time zone).';
-comment on column cardinal.report_pending_daily_counts.impressions is
-    'Impressions (not control).';
-comment on column cardinal.report_pending_daily_counts.clicks is
-    'Clicks.';
-comment on column cardinal.report_pending_daily_counts.dismissals is
-    'Dismissals.';
-comment on column cardinal.report_pending_daily_counts.sends is
-    'Sends (not control).';
-comment on column cardinal.report_pending_daily_counts.control_impressions is
-    'Control impressions.';
-comment on column cardinal.report_pending_daily_counts.control_sends is
-    'Control sends.';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_daily_counts', 'cardinal.report_groups', 'cardinal.report_daily_counts'
+);
 
 
 -- Grouped by the user key first (see the head of this file).
@@ -174,36 +99,11 @@ alter view cardinal.report_pending_session_facts owner to cardinal_owner;
 grant select on cardinal.report_pending_session_facts to cardinal_reader;
 comment on view cardinal.report_pending_session_facts is
     'The unfolded impressions as report_session_state rows, with the group''s columns instead of group_id.';
-comment on column cardinal.report_pending_session_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_session_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_pending_session_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_session_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_session_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_pending_session_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_pending_session_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_pending_session_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_session_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_session_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_pending_session_facts.user_key is
-    'The user (events.user_key).';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_session_facts', 'cardinal.report_pending_user_facts', 'cardinal.report_session_state'
+);
 comment on column cardinal.report_pending_session_facts.session_id is
     'The SDK session (events.session_id); '''' for the impressions without one.';
-comment on column cardinal.report_pending_session_facts.day is
-    'The report day of the impressions.';
-comment on column cardinal.report_pending_session_facts.impressions is
-    'Impressions in the session on that day.';
-comment on column cardinal.report_pending_session_facts.message_ids is
-    'Message ids of those impressions, unordered and possibly repeated; NULL when none carried one.';
 
 
 create or replace view cardinal.report_pending_conversion_facts as
@@ -215,16 +115,7 @@ alter view cardinal.report_pending_conversion_facts owner to cardinal_owner;
 grant select on cardinal.report_pending_conversion_facts to cardinal_reader;
 comment on view cardinal.report_pending_conversion_facts is
     'The unfolded conversions as report_conversion_state rows.';
-comment on column cardinal.report_pending_conversion_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_conversion_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_pending_conversion_facts.conversion_name is
-    'Name of the conversion event.';
-comment on column cardinal.report_pending_conversion_facts.test is
-    'Whether these are test events.';
-comment on column cardinal.report_pending_conversion_facts.times is
-    'Event times of the conversions, unordered.';
+select cardinal.copy_column_comments('cardinal.report_pending_conversion_facts', 'cardinal.report_conversion_state');
 
 
 -- What the reports read: the folded state and the queue, each stored event on exactly one side.
@@ -243,53 +134,7 @@ grant select on cardinal.report_user_facts to cardinal_reader;
 comment on view cardinal.report_user_facts is
     'Per user and report group, what the user did: the folded report_user_state and the not yet folded '
     'queue (report_pending_user_facts). A user can have a row on each side; the reports aggregate over both.';
-comment on column cardinal.report_user_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_user_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_user_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_user_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_user_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_user_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_user_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_user_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_user_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_user_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_user_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_user_facts.impression_days is
-    'Report days with impressions (not control).';
-comment on column cardinal.report_user_facts.click_days is
-    'Report days with clicks.';
-comment on column cardinal.report_user_facts.dismissal_days is
-    'Report days with dismissals.';
-comment on column cardinal.report_user_facts.send_days is
-    'Report days with sends (not control).';
-comment on column cardinal.report_user_facts.control_impression_days is
-    'Report days with control impressions.';
-comment on column cardinal.report_user_facts.control_send_days is
-    'Report days with control sends.';
-comment on column cardinal.report_user_facts.first_impression_at is
-    'Time of the first impression (not control).';
-comment on column cardinal.report_user_facts.first_send_at is
-    'Time of the first send (not control).';
-comment on column cardinal.report_user_facts.first_control_impression_at is
-    'Time of the first control impression.';
-comment on column cardinal.report_user_facts.first_control_send_at is
-    'Time of the first control send.';
-comment on column cardinal.report_user_facts.click_times is
-    'Times of every click, unordered: the anomaly report compares each with the user''s first impression.';
-comment on column cardinal.report_user_facts.dismissal_times is
-    'Times of every dismissal, unordered: the anomaly report compares each with the user''s first '
-    'impression.';
+select cardinal.copy_column_comments('cardinal.report_user_facts', 'cardinal.report_pending_user_facts');
 
 
 create or replace view cardinal.report_daily_count_facts as
@@ -304,40 +149,7 @@ alter view cardinal.report_daily_count_facts owner to cardinal_owner;
 grant select on cardinal.report_daily_count_facts to cardinal_reader;
 comment on view cardinal.report_daily_count_facts is
     'Events per report group and day by kind: report_daily_counts and the queue; sum over both.';
-comment on column cardinal.report_daily_count_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_daily_count_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_daily_count_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_daily_count_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_daily_count_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_daily_count_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_daily_count_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_daily_count_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_daily_count_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_daily_count_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_daily_count_facts.day is
-    'The report day (campaign''s report time zone).';
-comment on column cardinal.report_daily_count_facts.impressions is
-    'Impressions (not control).';
-comment on column cardinal.report_daily_count_facts.clicks is
-    'Clicks.';
-comment on column cardinal.report_daily_count_facts.dismissals is
-    'Dismissals.';
-comment on column cardinal.report_daily_count_facts.sends is
-    'Sends (not control).';
-comment on column cardinal.report_daily_count_facts.control_impressions is
-    'Control impressions.';
-comment on column cardinal.report_daily_count_facts.control_sends is
-    'Control sends.';
+select cardinal.copy_column_comments('cardinal.report_daily_count_facts', 'cardinal.report_pending_daily_counts');
 
 
 create or replace view cardinal.report_session_facts as
@@ -351,36 +163,7 @@ alter view cardinal.report_session_facts owner to cardinal_owner;
 grant select on cardinal.report_session_facts to cardinal_reader;
 comment on view cardinal.report_session_facts is
     'Impressions per user, session and report day in each report group: report_session_state and the queue.';
-comment on column cardinal.report_session_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_session_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_session_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_session_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_session_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_session_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_session_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_session_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_session_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_session_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_session_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_session_facts.session_id is
-    'The SDK session (events.session_id); '''' for the impressions without one.';
-comment on column cardinal.report_session_facts.day is
-    'The report day of the impressions.';
-comment on column cardinal.report_session_facts.impressions is
-    'Impressions in the session on that day.';
-comment on column cardinal.report_session_facts.message_ids is
-    'Message ids of those impressions, unordered and possibly repeated; NULL when none carried one.';
+select cardinal.copy_column_comments('cardinal.report_session_facts', 'cardinal.report_pending_session_facts');
 
 
 create or replace view cardinal.report_conversion_facts as
@@ -391,16 +174,7 @@ alter view cardinal.report_conversion_facts owner to cardinal_owner;
 grant select on cardinal.report_conversion_facts to cardinal_reader;
 comment on view cardinal.report_conversion_facts is
     'Conversion times per user and name: report_conversion_state and the queue.';
-comment on column cardinal.report_conversion_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_conversion_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_conversion_facts.conversion_name is
-    'Name of the conversion event.';
-comment on column cardinal.report_conversion_facts.test is
-    'Whether these are test events.';
-comment on column cardinal.report_conversion_facts.times is
-    'Event times of the conversions, unordered.';
+select cardinal.copy_column_comments('cardinal.report_conversion_facts', 'cardinal.report_pending_conversion_facts');
 
 
 -- Grouped by the user key first (see the head of this file).
@@ -426,30 +200,9 @@ grant select on cardinal.report_pending_row_days to cardinal_reader;
 comment on view cardinal.report_pending_row_days is
     'The unfolded events (report_unfolded_events) as report_row_user_days rows, with the row''s columns; '
     'row_id is NULL until the fold makes the row: the days the next fold adds.';
-comment on column cardinal.report_pending_row_days.row_id is
-    'The report row (report_rows.row_id).';
-comment on column cardinal.report_pending_row_days.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_row_days.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_pending_row_days.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_row_days.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_row_days.variant_id is
-    'Variant of the events as sent.';
-comment on column cardinal.report_pending_row_days.channel is
-    'Channel of the events.';
-comment on column cardinal.report_pending_row_days.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_pending_row_days.impression_days is
-    'Report days with impressions, sorted.';
-comment on column cardinal.report_pending_row_days.click_days is
-    'Report days with clicks, sorted.';
-comment on column cardinal.report_pending_row_days.dismissal_days is
-    'Report days with dismissals, sorted.';
-comment on column cardinal.report_pending_row_days.send_days is
-    'Report days with sends, sorted.';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_row_days', 'cardinal.report_row_user_days', 'cardinal.report_rows'
+);
 
 
 -- Grouped by the user key first (see the head of this file).
@@ -469,34 +222,9 @@ grant select on cardinal.report_pending_dismissal_facts to cardinal_reader;
 comment on view cardinal.report_pending_dismissal_facts is
     'The unfolded dismissals with a message id as report_dismissal_state rows, with the group''s columns '
     'instead of group_id.';
-comment on column cardinal.report_pending_dismissal_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_dismissal_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_pending_dismissal_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_dismissal_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_dismissal_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_pending_dismissal_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_pending_dismissal_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_pending_dismissal_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_dismissal_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_dismissal_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_pending_dismissal_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_pending_dismissal_facts.message_id is
-    'The message (card) dismissed (events.message_id).';
-comment on column cardinal.report_pending_dismissal_facts.day is
-    'The report day of the dismissals.';
-comment on column cardinal.report_pending_dismissal_facts.dismissals is
-    'Dismissals of that message by the user on that day.';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_dismissal_facts', 'cardinal.report_pending_user_facts', 'cardinal.report_dismissal_state'
+);
 
 
 create or replace view cardinal.report_dismissal_facts as
@@ -511,34 +239,7 @@ grant select on cardinal.report_dismissal_facts to cardinal_reader;
 comment on view cardinal.report_dismissal_facts is
     'Dismissals per user, message id and report day in each report group: report_dismissal_state and the '
     'unfolded events; sum over both.';
-comment on column cardinal.report_dismissal_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_dismissal_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_dismissal_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_dismissal_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_dismissal_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_dismissal_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_dismissal_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_dismissal_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_dismissal_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_dismissal_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_dismissal_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_dismissal_facts.message_id is
-    'The message (card) dismissed (events.message_id).';
-comment on column cardinal.report_dismissal_facts.day is
-    'The report day of the dismissals.';
-comment on column cardinal.report_dismissal_facts.dismissals is
-    'Dismissals of that message by the user on that day.';
+select cardinal.copy_column_comments('cardinal.report_dismissal_facts', 'cardinal.report_pending_dismissal_facts');
 
 
 -- Grouped by the user key first (see the head of this file).
@@ -553,28 +254,7 @@ grant select on cardinal.report_pending_push_send_facts to cardinal_reader;
 comment on view cardinal.report_pending_push_send_facts is
     'The unfolded non-control push sends as report_push_send_state rows, with the group''s columns instead '
     'of group_id.';
-comment on column cardinal.report_pending_push_send_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_push_send_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_pending_push_send_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_push_send_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_push_send_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_pending_push_send_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_pending_push_send_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_pending_push_send_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_push_send_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_push_send_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_pending_push_send_facts.user_key is
-    'The user (events.user_key).';
+select cardinal.copy_column_comments('cardinal.report_pending_push_send_facts', 'cardinal.report_pending_user_facts');
 comment on column cardinal.report_pending_push_send_facts.times is
     'Event times of the push sends, unordered.';
 
@@ -591,30 +271,7 @@ grant select on cardinal.report_push_send_facts to cardinal_reader;
 comment on view cardinal.report_push_send_facts is
     'Push send times per user in each report group: report_push_send_state and the unfolded events; a user '
     'may have a row on each side.';
-comment on column cardinal.report_push_send_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_push_send_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_push_send_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_push_send_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_push_send_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_push_send_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_push_send_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_push_send_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_push_send_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_push_send_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_push_send_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_push_send_facts.times is
-    'Event times of the push sends, unordered.';
+select cardinal.copy_column_comments('cardinal.report_push_send_facts', 'cardinal.report_pending_push_send_facts');
 
 
 -- The order is the same in the three aggregates, so the arrays stay aligned.
@@ -629,21 +286,9 @@ alter view cardinal.report_pending_conversion_value_facts owner to cardinal_owne
 grant select on cardinal.report_pending_conversion_value_facts to cardinal_reader;
 comment on view cardinal.report_pending_conversion_value_facts is
     'The unfolded conversions with a value as report_conversion_value_state rows: what the next fold adds.';
-comment on column cardinal.report_pending_conversion_value_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_conversion_value_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_pending_conversion_value_facts.conversion_name is
-    'Name of the conversion event.';
-comment on column cardinal.report_pending_conversion_value_facts.test is
-    'Whether these are test events.';
-comment on column cardinal.report_pending_conversion_value_facts.times is
-    'Event times of the conversions with a value.';
-comment on column cardinal.report_pending_conversion_value_facts.amounts is
-    'Their values (events.value), in the order of times.';
-comment on column cardinal.report_pending_conversion_value_facts.currencies is
-    'Their currencies (events.currency; ''XXX'', ISO 4217''s "no currency", when none was sent), in the '
-    'order of times.';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_conversion_value_facts', 'cardinal.report_conversion_value_state'
+);
 
 
 create or replace view cardinal.report_conversion_value_facts as
@@ -656,21 +301,9 @@ grant select on cardinal.report_conversion_value_facts to cardinal_reader;
 comment on view cardinal.report_conversion_value_facts is
     'Time, value and currency of each conversion with a value, per user and name: '
     'report_conversion_value_state and the unfolded events.';
-comment on column cardinal.report_conversion_value_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_conversion_value_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_conversion_value_facts.conversion_name is
-    'Name of the conversion event.';
-comment on column cardinal.report_conversion_value_facts.test is
-    'Whether these are test events.';
-comment on column cardinal.report_conversion_value_facts.times is
-    'Event times of the conversions with a value.';
-comment on column cardinal.report_conversion_value_facts.amounts is
-    'Their values (events.value), in the order of times.';
-comment on column cardinal.report_conversion_value_facts.currencies is
-    'Their currencies (events.currency; ''XXX'', ISO 4217''s "no currency", when none was sent), in the '
-    'order of times.';
+select cardinal.copy_column_comments(
+    'cardinal.report_conversion_value_facts', 'cardinal.report_conversion_value_state'
+);
 
 
 -- Grouped by the user key first (see the head of this file).
@@ -704,41 +337,9 @@ grant select on cardinal.report_pending_part_facts to cardinal_reader;
 comment on view cardinal.report_pending_part_facts is
     'The unfolded events (report_unfolded_events_full) as report_part_state rows, with the group''s columns: '
     'what the next fold adds.';
-comment on column cardinal.report_pending_part_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_part_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_pending_part_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_part_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_pending_part_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_pending_part_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_pending_part_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_pending_part_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_part_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_pending_part_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_pending_part_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_pending_part_facts.part is
-    'The card (message_id), banner placement (placement_id) or in-app message button (button_id, clicks '
-    'only) of the events; '''' when they have none.';
-comment on column cardinal.report_pending_part_facts.day is
-    'The report day of the events.';
-comment on column cardinal.report_pending_part_facts.impressions is
-    'Impressions on that part by the user that day.';
-comment on column cardinal.report_pending_part_facts.clicks is
-    'Clicks on that part by the user that day.';
-comment on column cardinal.report_pending_part_facts.dismissals is
-    'Dismissals of that part by the user that day.';
-comment on column cardinal.report_pending_part_facts.sends is
-    'Sends of that part to the user that day.';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_part_facts', 'cardinal.report_pending_user_facts', 'cardinal.report_part_state'
+);
 
 
 create or replace view cardinal.report_part_facts as
@@ -754,41 +355,7 @@ grant select on cardinal.report_part_facts to cardinal_reader;
 comment on view cardinal.report_part_facts is
     'Events per user, message part and report day in each report group: report_part_state and the unfolded '
     'events; sum over both.';
-comment on column cardinal.report_part_facts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_part_facts.campaign_id is
-    'Campaign of the events; NULL for canvas steps.';
-comment on column cardinal.report_part_facts.canvas_id is
-    'Canvas of the events; NULL for campaigns.';
-comment on column cardinal.report_part_facts.canvas_step_id is
-    'Canvas step of the events; NULL for campaigns.';
-comment on column cardinal.report_part_facts.variant_id is
-    'Variant of the events as sent (control events included).';
-comment on column cardinal.report_part_facts.channel is
-    'Channel of the events.';
-comment on column cardinal.report_part_facts.platform is
-    'Platform of the events, NULL when not sent.';
-comment on column cardinal.report_part_facts.sdk_version is
-    'SDK version of the events, NULL when not sent.';
-comment on column cardinal.report_part_facts.app_version is
-    'App version of the events, NULL when not sent.';
-comment on column cardinal.report_part_facts.test is
-    'Whether the events are test events.';
-comment on column cardinal.report_part_facts.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_part_facts.part is
-    'The card (message_id), banner placement (placement_id) or in-app message button (button_id, clicks '
-    'only) of the events; '''' when they have none.';
-comment on column cardinal.report_part_facts.day is
-    'The report day of the events.';
-comment on column cardinal.report_part_facts.impressions is
-    'Impressions on that part by the user that day.';
-comment on column cardinal.report_part_facts.clicks is
-    'Clicks on that part by the user that day.';
-comment on column cardinal.report_part_facts.dismissals is
-    'Dismissals of that part by the user that day.';
-comment on column cardinal.report_part_facts.sends is
-    'Sends of that part to the user that day.';
+select cardinal.copy_column_comments('cardinal.report_part_facts', 'cardinal.report_pending_part_facts');
 
 
 -- A user's exposure row depends on all of the user's events in the campaign (the first arm, a second arm, the
@@ -984,29 +551,11 @@ comment on view cardinal.report_pending_control_exposures is
     'each user with a pending exposure to a campaign or a pending conversion of one of its conversion goals '
     '(the further ones too), the folded row merged with the pending events. Reports put them in place '
     'of the folded rows.';
-comment on column cardinal.report_pending_control_exposures.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_control_exposures.campaign_id is
-    'The campaign.';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_control_exposures', 'cardinal.report_control_exposures'
+);
 comment on column cardinal.report_pending_control_exposures.user_key is
     'The user (the resolved user key).';
-comment on column cardinal.report_pending_control_exposures.exposed_at is
-    'Time of the user''s first exposure to the campaign in any arm.';
-comment on column cardinal.report_pending_control_exposures.control is
-    'Whether the first exposure was in the control arm.';
-comment on column cardinal.report_pending_control_exposures.variant_id is
-    'Variant of the first exposure''s arm; NULL for the control arm.';
-comment on column cardinal.report_pending_control_exposures.second_arm_at is
-    'Time of the first exposure to a second distinct arm; NULL when the user met one arm only.';
-comment on column cardinal.report_pending_control_exposures.second_arm_control is
-    'Whether the second arm is the control arm.';
-comment on column cardinal.report_pending_control_exposures.second_arm_variant_id is
-    'Variant of the second arm; NULL for the control arm or when there is none.';
-comment on column cardinal.report_pending_control_exposures.conversion_event is
-    'The campaign''s conversion event (campaign_settings) that converted_at is of; NULL when none is set.';
-comment on column cardinal.report_pending_control_exposures.converted_at is
-    'Time of the user''s first non-test conversion of conversion_event at or after exposed_at; NULL when '
-    'none.';
 comment on column cardinal.report_pending_control_exposures.further_converted_at is
     'Per further conversion goal, element k for ordinal k = 2..4 (campaign_conversion_goals; element 1 is '
     'always NULL, the primary being converted_at): the time of the user''s first non-test conversion of that '
@@ -1218,21 +767,11 @@ comment on view cardinal.report_pending_campaign_receipts is
     'The report_campaign_receipts rows that folding the unfolded events (report_unfolded_events) makes: for '
     'each user with a pending receipt of a campaign, or a pending conversion of one of its campaigns'' goal '
     'events, the folded row merged with the pending events. Reports put them in place of the folded rows.';
-comment on column cardinal.report_pending_campaign_receipts.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_pending_campaign_receipts.campaign_id is
-    'The campaign.';
-comment on column cardinal.report_pending_campaign_receipts.variant_key is
-    'The variant of the receipts, '''' for none (coalesce(variant_id, ''''), so that it can be in the key).';
+select cardinal.copy_column_comments(
+    'cardinal.report_pending_campaign_receipts', 'cardinal.report_campaign_receipts'
+);
 comment on column cardinal.report_pending_campaign_receipts.user_key is
     'The user (the resolved user key).';
-comment on column cardinal.report_pending_campaign_receipts.first_received_at is
-    'Time of the user''s first receipt of the campaign × variant, any channel.';
-comment on column cardinal.report_pending_campaign_receipts.received_days is
-    'Report days (campaign''s report time zone) with a receipt, any channel: sorted, distinct.';
-comment on column cardinal.report_pending_campaign_receipts.converted_at is
-    'Per conversion goal ordinal 1..4 (campaign_conversion_goals), the time of the user''s first non-test '
-    'conversion of that goal''s event at or after first_received_at; NULL when none or no such goal.';
 comment on column cardinal.report_pending_campaign_receipts.window_revenue is
     'Per conversion goal ordinal k, element k - 1 of a JSON array of four: null when the user did not convert '
     'to that goal within the window (report_window_end of first_received_at in the campaign''s report time '

@@ -337,24 +337,9 @@ grant select on cardinal.report_control_exposure_days_of_rows to cardinal_reader
 comment on view cardinal.report_control_exposure_days_of_rows is
     'report_control_exposure_days computed from report_control_exposures and the current settings: what the '
     'triggers keep the table equal to.';
-comment on column cardinal.report_control_exposure_days_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_control_exposure_days_of_rows.campaign_id is
-    'The campaign.';
-comment on column cardinal.report_control_exposure_days_of_rows.exposed_day is
-    'Local day of exposed_at in the campaign''s report time zone (else the app''s).';
-comment on column cardinal.report_control_exposure_days_of_rows.control is
-    'Whether the first exposure was in the control arm.';
-comment on column cardinal.report_control_exposure_days_of_rows.variant_key is
-    'Variant of the first exposure''s arm; '''' when it has none (the control arm; variant ids are never '
-    'empty).';
-comment on column cardinal.report_control_exposure_days_of_rows.second_arm_day is
-    'Local day of second_arm_at in the same zone; ''infinity'' when the users met one arm only.';
-comment on column cardinal.report_control_exposure_days_of_rows.users is
-    'How many users (report_control_exposures rows).';
-comment on column cardinal.report_control_exposure_days_of_rows.converters is
-    'How many of them converted within the campaign''s configured window: converted_at <= '
-    'report_window_end(exposed_at, window, zone).';
+select cardinal.copy_column_comments(
+    'cardinal.report_control_exposure_days_of_rows', 'cardinal.report_control_exposure_days'
+);
 
 
 -- The statement triggers of report_control_exposures: the changed rows' contribution, added or subtracted.
@@ -587,23 +572,9 @@ grant select on cardinal.report_control_goal_days_of_rows to cardinal_reader;
 comment on view cardinal.report_control_goal_days_of_rows is
     'report_control_goal_days computed from report_control_exposures and the current settings: what the '
     'triggers keep the table equal to.';
-comment on column cardinal.report_control_goal_days_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_control_goal_days_of_rows.campaign_id is
-    'The campaign.';
-comment on column cardinal.report_control_goal_days_of_rows.exposed_day is
-    'Local day of exposed_at in the campaign''s report time zone (else the app''s).';
-comment on column cardinal.report_control_goal_days_of_rows.control is
-    'Whether the first exposure was in the control arm.';
-comment on column cardinal.report_control_goal_days_of_rows.variant_key is
-    'Variant of the first exposure''s arm; '''' when it has none (the control arm).';
-comment on column cardinal.report_control_goal_days_of_rows.second_arm_day is
-    'Local day of second_arm_at in the same zone; ''infinity'' when the users met one arm only.';
-comment on column cardinal.report_control_goal_days_of_rows.ordinal is
-    'The further conversion goal''s ordinal, 2 to 4 (campaign_conversion_goals).';
-comment on column cardinal.report_control_goal_days_of_rows.converters is
-    'How many rows converted to the goal within the campaign''s configured window: '
-    'further_converted_at[ordinal] <= report_window_end(exposed_at, window, zone).';
+select cardinal.copy_column_comments(
+    'cardinal.report_control_goal_days_of_rows', 'cardinal.report_control_goal_days'
+);
 
 
 -- The statement triggers of report_control_exposures: the changed rows' further goals, added or subtracted.
@@ -863,21 +834,7 @@ alter view cardinal.report_arm_user_days_of_rows owner to cardinal_owner;
 grant select on cardinal.report_arm_user_days_of_rows to cardinal_reader;
 comment on view cardinal.report_arm_user_days_of_rows is
     'report_arm_user_days computed from report_user_state: what the triggers keep the table equal to.';
-comment on column cardinal.report_arm_user_days_of_rows.user_key is
-    'The user (events.user_key).';
-comment on column cardinal.report_arm_user_days_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_arm_user_days_of_rows.campaign_id is
-    'The campaign.';
-comment on column cardinal.report_arm_user_days_of_rows.control is
-    'Whether the arm is control (control sends).';
-comment on column cardinal.report_arm_user_days_of_rows.variant_key is
-    'The sends'' variant_id; '''' when it has none and for the control arm (variant ids are never empty).';
-comment on column cardinal.report_arm_user_days_of_rows.day is
-    'A report day with a send of the arm.';
-comment on column cardinal.report_arm_user_days_of_rows.groups is
-    'How many of the user''s report_user_state rows (non-test groups of the campaign) hold the day; a row '
-    'that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments('cardinal.report_arm_user_days_of_rows', 'cardinal.report_arm_user_days');
 
 
 create or replace view cardinal.report_arm_day_users_of_rows as
@@ -895,20 +852,7 @@ grant select on cardinal.report_arm_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_arm_day_users_of_rows is
     'report_arm_day_users computed from report_user_state (the pairs of report_arm_user_days_of_rows): what '
     'the triggers keep the table equal to.';
-comment on column cardinal.report_arm_day_users_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_arm_day_users_of_rows.campaign_id is
-    'The campaign.';
-comment on column cardinal.report_arm_day_users_of_rows.control is
-    'Whether the arm is control (control sends).';
-comment on column cardinal.report_arm_day_users_of_rows.variant_key is
-    'The sends'' variant_id; '''' when it has none and for the control arm.';
-comment on column cardinal.report_arm_day_users_of_rows.day is
-    'A report day with a send of the arm.';
-comment on column cardinal.report_arm_day_users_of_rows.previous_day is
-    'The user''s previous send day of the arm, -infinity for the first.';
-comment on column cardinal.report_arm_day_users_of_rows.users is
-    'How many users; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments('cardinal.report_arm_day_users_of_rows', 'cardinal.report_arm_day_users');
 
 
 -- The statement triggers of report_user_state: the changed rows' send days, netted and applied, and the pairs
@@ -1241,16 +1185,9 @@ alter view cardinal.report_finding_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_finding_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_finding_day_users_of_rows is
     'report_finding_day_users computed from report_user_state: what the triggers keep the table equal to.';
-comment on column cardinal.report_finding_day_users_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_finding_day_users_of_rows.kind is
-    'impression, dismissal, control_impression or exposure (report_finding_kind_days).';
-comment on column cardinal.report_finding_day_users_of_rows.day is
-    'A report day with a day of the kind.';
-comment on column cardinal.report_finding_day_users_of_rows.previous_day is
-    'The user''s previous day of the kind in the finding group, -infinity for the first.';
-comment on column cardinal.report_finding_day_users_of_rows.users is
-    'How many users; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments(
+    'cardinal.report_finding_day_users_of_rows', 'cardinal.report_finding_day_users'
+);
 
 
 create or replace view cardinal.report_source_day_users_of_rows as
@@ -1275,20 +1212,7 @@ alter view cardinal.report_source_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_source_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_source_day_users_of_rows is
     'report_source_day_users computed from report_user_state: what the triggers keep the table equal to.';
-comment on column cardinal.report_source_day_users_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_source_day_users_of_rows.campaign_id is
-    'The campaign; '''' for a canvas.';
-comment on column cardinal.report_source_day_users_of_rows.canvas_id is
-    'The canvas; '''' for a campaign.';
-comment on column cardinal.report_source_day_users_of_rows.kind is
-    'send, control_send, control_impression or variant_impression (report_source_kind_days).';
-comment on column cardinal.report_source_day_users_of_rows.day is
-    'A report day with a day of the kind.';
-comment on column cardinal.report_source_day_users_of_rows.previous_day is
-    'The user''s previous day of the kind in the campaign or canvas, -infinity for the first.';
-comment on column cardinal.report_source_day_users_of_rows.users is
-    'How many users; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments('cardinal.report_source_day_users_of_rows', 'cardinal.report_source_day_users');
 
 
 create or replace view cardinal.report_several_arm_users_of_rows as
@@ -1304,14 +1228,9 @@ alter view cardinal.report_several_arm_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_several_arm_users_of_rows to cardinal_reader;
 comment on view cardinal.report_several_arm_users_of_rows is
     'report_several_arm_users computed from report_user_state: what the triggers keep the table equal to.';
-comment on column cardinal.report_several_arm_users_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_several_arm_users_of_rows.campaign_id is
-    'The campaign; '''' for a canvas.';
-comment on column cardinal.report_several_arm_users_of_rows.canvas_id is
-    'The canvas; '''' for a campaign.';
-comment on column cardinal.report_several_arm_users_of_rows.user_key is
-    'The user (events.user_key).';
+select cardinal.copy_column_comments(
+    'cardinal.report_several_arm_users_of_rows', 'cardinal.report_several_arm_users'
+);
 
 
 -- The counting triggers join each row of the statement to its own report group before the touched users
@@ -1743,17 +1662,9 @@ alter view cardinal.report_interaction_day_users_of_rows owner to cardinal_owner
 grant select on cardinal.report_interaction_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_interaction_day_users_of_rows is
     'report_interaction_day_users computed from report_user_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_interaction_day_users_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_interaction_day_users_of_rows.kind is
-    'click, click_without_impression, dismissal or dismissal_without_impression (before the step''s first '
-    'impression, or in a step without one).';
-comment on column cardinal.report_interaction_day_users_of_rows.day is
-    'A report day with an interaction of the kind.';
-comment on column cardinal.report_interaction_day_users_of_rows.previous_day is
-    'The user''s previous day of the kind in the finding group, -infinity for the first.';
-comment on column cardinal.report_interaction_day_users_of_rows.users is
-    'How many users; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments(
+    'cardinal.report_interaction_day_users_of_rows', 'cardinal.report_interaction_day_users'
+);
 
 
 create or replace view cardinal.report_interaction_day_events_of_rows as
@@ -1768,16 +1679,9 @@ alter view cardinal.report_interaction_day_events_of_rows owner to cardinal_owne
 grant select on cardinal.report_interaction_day_events_of_rows to cardinal_reader;
 comment on view cardinal.report_interaction_day_events_of_rows is
     'report_interaction_day_events computed from report_user_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_interaction_day_events_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_interaction_day_events_of_rows.type is
-    'click or dismissal.';
-comment on column cardinal.report_interaction_day_events_of_rows.day is
-    'The report day.';
-comment on column cardinal.report_interaction_day_events_of_rows.events is
-    'How many; a row that reaches 0 is deleted in the same statement.';
-comment on column cardinal.report_interaction_day_events_of_rows.events_without_impression is
-    'How many of them came before the step''s first impression, or in a step without one.';
+select cardinal.copy_column_comments(
+    'cardinal.report_interaction_day_events_of_rows', 'cardinal.report_interaction_day_events'
+);
 
 
 create or replace view cardinal.report_control_acting_users_of_rows as
@@ -1788,14 +1692,9 @@ alter view cardinal.report_control_acting_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_control_acting_users_of_rows to cardinal_reader;
 comment on view cardinal.report_control_acting_users_of_rows is
     'report_control_acting_users computed from report_user_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_control_acting_users_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_control_acting_users_of_rows.campaign_id is
-    'The campaign; '''' for a canvas.';
-comment on column cardinal.report_control_acting_users_of_rows.canvas_id is
-    'The canvas; '''' for a campaign.';
-comment on column cardinal.report_control_acting_users_of_rows.user_key is
-    'The user (events.user_key).';
+select cardinal.copy_column_comments(
+    'cardinal.report_control_acting_users_of_rows', 'cardinal.report_control_acting_users'
+);
 
 
 -- The impressions a session may have without repeating: one per distinct message when there are
@@ -1878,18 +1777,7 @@ alter view cardinal.report_session_units_of_rows owner to cardinal_owner;
 grant select on cardinal.report_session_units_of_rows to cardinal_reader;
 comment on view cardinal.report_session_units_of_rows is
     'report_session_units computed from report_session_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_session_units_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_session_units_of_rows.day is
-    'The report day of the sessions.';
-comment on column cardinal.report_session_units_of_rows.impressions is
-    'The impressions of each of these sessions.';
-comment on column cardinal.report_session_units_of_rows.allowed is
-    'The impressions each of these sessions may log (report_session_allowed).';
-comment on column cardinal.report_session_units_of_rows.without_session is
-    'Whether these are user-days without a session id (each counts as one session).';
-comment on column cardinal.report_session_units_of_rows.units is
-    'How many such sessions; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments('cardinal.report_session_units_of_rows', 'cardinal.report_session_units');
 
 
 create or replace view cardinal.report_session_day_users_of_rows as
@@ -1915,16 +1803,9 @@ alter view cardinal.report_session_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_session_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_session_day_users_of_rows is
     'report_session_day_users computed from report_session_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_session_day_users_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_session_day_users_of_rows.kind is
-    'session or repeated.';
-comment on column cardinal.report_session_day_users_of_rows.day is
-    'A report day with a session of the kind.';
-comment on column cardinal.report_session_day_users_of_rows.previous_day is
-    'The user''s previous day of the kind in the finding group, -infinity for the first.';
-comment on column cardinal.report_session_day_users_of_rows.users is
-    'How many users; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments(
+    'cardinal.report_session_day_users_of_rows', 'cardinal.report_session_day_users'
+);
 
 
 create or replace view cardinal.report_session_apart_users_of_rows as
@@ -1935,10 +1816,9 @@ alter view cardinal.report_session_apart_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_session_apart_users_of_rows to cardinal_reader;
 comment on view cardinal.report_session_apart_users_of_rows is
     'report_session_apart_users computed from report_session_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_session_apart_users_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_session_apart_users_of_rows.user_key is
-    'The user (events.user_key).';
+select cardinal.copy_column_comments(
+    'cardinal.report_session_apart_users_of_rows', 'cardinal.report_session_apart_users'
+);
 
 
 create or replace function cardinal.count_session_units()
@@ -2168,36 +2048,9 @@ alter view cardinal.report_step_daily_counts_of_rows owner to cardinal_owner;
 grant select on cardinal.report_step_daily_counts_of_rows to cardinal_reader;
 comment on view cardinal.report_step_daily_counts_of_rows is
     'report_step_daily_counts computed from report_daily_counts: what the trigger keeps the table equal to.';
-comment on column cardinal.report_step_daily_counts_of_rows.app_id is
-    'The app (apps.app_id).';
-comment on column cardinal.report_step_daily_counts_of_rows.campaign_id is
-    'The campaign, NULL for a canvas step.';
-comment on column cardinal.report_step_daily_counts_of_rows.canvas_id is
-    'The canvas, NULL for a campaign.';
-comment on column cardinal.report_step_daily_counts_of_rows.canvas_step_id is
-    'The canvas step.';
-comment on column cardinal.report_step_daily_counts_of_rows.channel is
-    'The channel (events.channel).';
-comment on column cardinal.report_step_daily_counts_of_rows.platform is
-    'The platform.';
-comment on column cardinal.report_step_daily_counts_of_rows.test is
-    'Whether these are test events.';
-comment on column cardinal.report_step_daily_counts_of_rows.day is
-    'The report day.';
-comment on column cardinal.report_step_daily_counts_of_rows.impressions is
-    'Sum of report_daily_counts.impressions.';
-comment on column cardinal.report_step_daily_counts_of_rows.clicks is
-    'Sum of report_daily_counts.clicks.';
-comment on column cardinal.report_step_daily_counts_of_rows.dismissals is
-    'Sum of report_daily_counts.dismissals.';
-comment on column cardinal.report_step_daily_counts_of_rows.sends is
-    'Sum of report_daily_counts.sends.';
-comment on column cardinal.report_step_daily_counts_of_rows.control_impressions is
-    'Sum of report_daily_counts.control_impressions.';
-comment on column cardinal.report_step_daily_counts_of_rows.control_sends is
-    'Sum of report_daily_counts.control_sends.';
-comment on column cardinal.report_step_daily_counts_of_rows.group_days is
-    'How many report_daily_counts rows are summed; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments(
+    'cardinal.report_step_daily_counts_of_rows', 'cardinal.report_step_daily_counts'
+);
 
 
 -- Statement triggers of report_daily_counts: the statement's rows added, less those removed, per step and day.
@@ -2289,14 +2142,9 @@ alter view cardinal.report_dismissal_day_users_of_rows owner to cardinal_owner;
 grant select on cardinal.report_dismissal_day_users_of_rows to cardinal_reader;
 comment on view cardinal.report_dismissal_day_users_of_rows is
     'report_dismissal_day_users computed from report_dismissal_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_dismissal_day_users_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_dismissal_day_users_of_rows.day is
-    'A report day with a dismissal.';
-comment on column cardinal.report_dismissal_day_users_of_rows.previous_day is
-    'The user''s previous day with a dismissal in the finding group, -infinity for the first.';
-comment on column cardinal.report_dismissal_day_users_of_rows.users is
-    'How many users; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments(
+    'cardinal.report_dismissal_day_users_of_rows', 'cardinal.report_dismissal_day_users'
+);
 
 
 create or replace view cardinal.report_dismissal_day_counts_of_rows as
@@ -2308,12 +2156,9 @@ alter view cardinal.report_dismissal_day_counts_of_rows owner to cardinal_owner;
 grant select on cardinal.report_dismissal_day_counts_of_rows to cardinal_reader;
 comment on view cardinal.report_dismissal_day_counts_of_rows is
     'report_dismissal_day_counts computed from report_dismissal_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_dismissal_day_counts_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_dismissal_day_counts_of_rows.day is
-    'The report day.';
-comment on column cardinal.report_dismissal_day_counts_of_rows.dismissals is
-    'How many dismissals; a row that reaches 0 is deleted in the same statement.';
+select cardinal.copy_column_comments(
+    'cardinal.report_dismissal_day_counts_of_rows', 'cardinal.report_dismissal_day_counts'
+);
 
 
 create or replace view cardinal.report_dismissal_repeat_users_of_rows as
@@ -2324,10 +2169,9 @@ alter view cardinal.report_dismissal_repeat_users_of_rows owner to cardinal_owne
 grant select on cardinal.report_dismissal_repeat_users_of_rows to cardinal_reader;
 comment on view cardinal.report_dismissal_repeat_users_of_rows is
     'report_dismissal_repeat_users computed from report_dismissal_state: what the trigger keeps the table equal to.';
-comment on column cardinal.report_dismissal_repeat_users_of_rows.finding_id is
-    'The finding group (report_findings).';
-comment on column cardinal.report_dismissal_repeat_users_of_rows.user_key is
-    'The user (events.user_key).';
+select cardinal.copy_column_comments(
+    'cardinal.report_dismissal_repeat_users_of_rows', 'cardinal.report_dismissal_repeat_users'
+);
 
 
 -- The statement triggers of report_dismissal_state: the touched users' dismissals of the touched finding

@@ -22,33 +22,7 @@ create or replace function cardinal.unique_impressions(
     campaign     text    default null,
     by           text    default null
 )
-    returns table (
-        app_name                 text,
-        campaign_id              text,
-        canvas_id                text,
-        canvas_step_id           text,
-        variant_id               text,
-        channel                  text,
-        breakdown                text,
-        impressions              bigint,
-        unique_impressions       bigint,
-        unique_daily_impressions bigint,
-        unique_recipients        bigint,
-        clicks                   bigint,
-        unique_clicks            bigint,
-        dismissals               bigint,
-        unique_dismissals        bigint,
-        click_rate               double precision,
-        unique_click_rate        double precision,
-        dismissal_rate           double precision,
-        unique_dismissal_rate    double precision,
-        direct_opens             bigint,
-        unique_direct_opens      bigint,
-        influenced_opens         bigint,
-        total_opens              bigint,
-        direct_open_rate         double precision,
-        total_open_rate          double precision
-    )
+    returns setof cardinal.unique_impressions_row
     language sql
     stable
 as $function$
@@ -197,27 +171,7 @@ create or replace function cardinal.unique_impressions_from_user_state(
     campaign     text    default null,
     by           text    default null
 )
-    returns table (
-        app_name                 text,
-        campaign_id              text,
-        canvas_id                text,
-        canvas_step_id           text,
-        variant_id               text,
-        channel                  text,
-        breakdown                text,
-        impressions              bigint,
-        unique_impressions       bigint,
-        unique_daily_impressions bigint,
-        unique_recipients        bigint,
-        clicks                   bigint,
-        unique_clicks            bigint,
-        dismissals               bigint,
-        unique_dismissals        bigint,
-        click_rate               double precision,
-        unique_click_rate        double precision,
-        dismissal_rate           double precision,
-        unique_dismissal_rate    double precision
-    )
+    returns setof cardinal.unique_impressions_counts_row
     language sql
     stable
 as $function$
@@ -328,27 +282,7 @@ create or replace function cardinal.unique_impressions_from_day_pairs(
     campaign  text,
     by_day    boolean
 )
-    returns table (
-        app_name                 text,
-        campaign_id              text,
-        canvas_id                text,
-        canvas_step_id           text,
-        variant_id               text,
-        channel                  text,
-        breakdown                text,
-        impressions              bigint,
-        unique_impressions       bigint,
-        unique_daily_impressions bigint,
-        unique_recipients        bigint,
-        clicks                   bigint,
-        unique_clicks            bigint,
-        dismissals               bigint,
-        unique_dismissals        bigint,
-        click_rate               double precision,
-        unique_click_rate        double precision,
-        dismissal_rate           double precision,
-        unique_dismissal_rate    double precision
-    )
+    returns setof cardinal.unique_impressions_counts_row
     language sql
     stable
     set enable_sort = off
@@ -577,15 +511,7 @@ create or replace function cardinal.push_opens(
     campaign     text    default null,
     by           text    default null
 )
-    returns table (
-        app_name         text,
-        campaign_id      text,
-        canvas_id        text,
-        canvas_step_id   text,
-        variant_id       text,
-        breakdown        text,
-        influenced_opens bigint
-    )
+    returns setof cardinal.push_opens_row
     language sql
     stable
     -- The unnest of each send's and open's times stays a (lateral) nested loop: nothing else can do it.
@@ -683,27 +609,7 @@ create or replace function cardinal.unique_impressions_by_part(
     by           text,
     from_state   boolean
 )
-    returns table (
-        app_name                 text,
-        campaign_id              text,
-        canvas_id                text,
-        canvas_step_id           text,
-        variant_id               text,
-        channel                  text,
-        breakdown                text,
-        impressions              bigint,
-        unique_impressions       bigint,
-        unique_daily_impressions bigint,
-        unique_recipients        bigint,
-        clicks                   bigint,
-        unique_clicks            bigint,
-        dismissals               bigint,
-        unique_dismissals        bigint,
-        click_rate               double precision,
-        unique_click_rate        double precision,
-        dismissal_rate           double precision,
-        unique_dismissal_rate    double precision
-    )
+    returns setof cardinal.unique_impressions_counts_row
     language sql
     stable
     -- Hash every aggregate and join whatever the estimates (no plan may hinge on a row estimate); jit off as
@@ -888,27 +794,7 @@ create or replace function cardinal.unique_impressions_without_push_opens(
     campaign     text    default null,
     by           text    default null
 )
-    returns table (
-        app_name                 text,
-        campaign_id              text,
-        canvas_id                text,
-        canvas_step_id           text,
-        variant_id               text,
-        channel                  text,
-        breakdown                text,
-        impressions              bigint,
-        unique_impressions       bigint,
-        unique_daily_impressions bigint,
-        unique_recipients        bigint,
-        clicks                   bigint,
-        unique_clicks            bigint,
-        dismissals               bigint,
-        unique_dismissals        bigint,
-        click_rate               double precision,
-        unique_click_rate        double precision,
-        dismissal_rate           double precision,
-        unique_dismissal_rate    double precision
-    )
+    returns setof cardinal.unique_impressions_counts_row
     language plpgsql
     stable
     set search_path = pg_catalog, pg_temp

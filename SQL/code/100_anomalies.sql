@@ -24,20 +24,7 @@ create or replace function cardinal.anomalies(
     campaign     text    default null,
     canvas       text    default null
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
 as $function$
@@ -74,20 +61,7 @@ create or replace function cardinal.anomalies_from_source(
     canvas       text,
     from_state   boolean
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
 as $function$
@@ -136,20 +110,7 @@ create or replace function cardinal.logging_anomalies_from_source(
     canvas       text,
     from_state   boolean
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
     -- Hash every aggregate and join whatever the estimates: sorts of the session and user rows cost most
@@ -1217,70 +1178,25 @@ comment on function cardinal.control_interaction_rejections(text, date, date, bo
 -- beside the state leave out. It reads only the state columns it counts and makes users distinct by small
 -- integer keys instead of the finding group's texts.
 --
--- Design notes (why, not what):
+-- Why it is shaped so (profiled at 10 M events, 4.1 M state rows; the measurements are in git history):
 --
--- * Profile at 10 M events (the bench database: 4,146,689 per-user state rows, 12,285 report groups, 50
---   campaigns; auto_explain with log_analyze and log_nested_statements, jit off, work_mem 64MB), all
---   campaigns, of a body that grouped users by the finding group's texts: 356 s under auto_explain's
---   per-node timing at a load average of 10–12 (193 s without it). What each step took between its input's
---   last row and its own (so without the reads under it): source_users, the hashed aggregate of every row by
---   user and finding group, 43 s (4,137,950 groups out of 4,146,689 rows: a user almost never has two rows
---   in a finding group, so the aggregate is nearly all cost and no reduction; 339 MB spilled in 33
---   batches); step_exposures 38 s (hashing all 4.1 M facts rows 15 s, the join to the 752,051 acting users
---   14 s, the aggregate 9 s); users_in_several_arms 20 s (every exposed row, 3.6 M, joined back to the 434
---   users in several arms, then counted); several_arm_users 17 s (218 MB in 21 batches for 434 users);
---   campaign_arms' users of the 30 uncontrolled campaigns 13 s (2.4 M rows, 118 MB in 5 batches); the sort
---   of without_impression's 588 k interactions 14 s; facts, materialized with every column of every row
---   (day sets, click and dismissal times, the group's texts), fed every reader through a tuplestore.
---
--- * Those aggregates' keys were eight texts per row (app name, campaign, canvas, step, channel, platform,
---   SDK and app version: 365 bytes a row in source_users) and the arms texts ('variant:' || id). Here the
---   selected groups (a few thousand; folded from report_groups, pending under negative stand-in ids) get
---   integer keys first: the finding group, the source (campaign or canvas), the step and the variant arm
---   (control 0), dense ranks in which NULL ranks as one value, as GROUP BY groups it. Every per-user
---   aggregate then hashes the user key and a few integers and booleans, and the texts are joined back to
---   the few hundred findings at the end. Two rows are in the same arm exactly when their ranks are equal, as
---   when their arm texts were.
---
--- * report_user_state is read by group id with the columns each reader needs, not through a materialized
---   facts CTE holding every column of every row: every folded row (a sequential scan), or one source's rows
---   by an index condition on its groups (the primary key starts with group_id), plus
---   report_pending_user_facts (pending events still count, as report_user_facts_of gives them). The CTE is
---   not materialized, so each of its three readers scans the state itself (a scan costs less than writing
---   and reading back 4.1 M wide rows).
---
--- * The day tests (`daterange @> any(days)`) run once per row behind an OFFSET 0 fence: pulled up, each test
---   was substituted into the filter and into every aggregate that used it (four to six evaluations per
---   row). Rows with nothing in the range are left out of source_users: no kind counts them.
---
--- * One aggregate per user and source (arm_users) gives both the uncontrolled campaigns' arms and whether
---   the user met several arms, instead of two (several_arm_users' and campaign_arms' own); the finding
---   groups' exposed users are joined to the few users in several arms only, by integer keys.
---
--- * No plan hinges on a row estimate: joins hashed (nested loops and merge joins off), aggregates hashed
---   (enable_sort off; the ranks over the groups and count(distinct) still sort, a few thousand rows or the
---   acting users), the uncontrolled sources an `= any(array(...))`, CTEs read twice materialized. jit off.
---
--- * Measured in psql on the bench database (jit off, work_mem 64MB) against the text-keyed body, run
---   alternately as pg_temp functions on a shared machine (load average 4–13 on 2 cores), so the backend's
---   CPU time (utime + stime from /proc) is given with the wall time. All campaigns (301 rows, the same md5 of
---   the ordered rows in every run), at load 6.5–6.9: 339 s wall and 96 s CPU with texts, 180 s wall and 76 s
---   CPU with integer keys. c38 (the largest campaign, 137 k state rows, 0 findings) at load 3.8: 3.9 / 4.3 s
---   wall and 2.0 / 2.1 s CPU with texts, 3.3 / 3.5 s wall and 1.6 / 1.7 s CPU with keys. anomalies gave the
---   same rows (md5) both ways for c38, c10 (20 rows) and c17 with test events over 2026-11-10..16 (4 rows).
---   A fifth less work, no more: every state row is still hashed by user twice (source_users and arm_users,
---   4.1 M groups each, about 180 MB spilled in 21 batches each at 64 MB), and the acting users' rows once
---   more.
---
--- * Why test events still read every state row: the counts that avoid it (day pairs per finding group and
---   per source × arm, kept by statement triggers with transition tables on report_user_state, pending events
---   adjusted as fold_report_row_days does) need a per-user table of each user's days per finding
---   group (a union over the user's variants and test flag, with the groups holding each day, so that a
---   deletion knows whether a day leaves the user); they are kept without test events only
---   (exposure_anomalies_from_counts), and keeping them with test events would double them.
---   users_in_several_arms is not a sum of per-user counts at all (a user's arms over the whole campaign), so
---   it needs the users who ever met two arms kept apart and only their rows read. The kinds that compare
---   times (click/dismissal without impression, control_interaction) read the acting users' rows.
+-- * Users are made distinct per integer key, not per text: the selected groups get dense ranks first (the
+--   finding group, the source, the step, the variant arm with control 0; NULL ranks as one value, as GROUP BY
+--   groups it), so every per-user aggregate hashes the user key and a few integers, and the texts are joined
+--   back to the few hundred findings at the end. Keyed by the eight texts, the aggregates spilled hundreds of
+--   MB and the body took twice the CPU.
+-- * report_user_state is read by group id with the columns each reader needs (a scan, or one source's rows
+--   by the primary key's group_id prefix), plus report_pending_user_facts; not through one materialized CTE
+--   of every column, which cost more to write and read back than three scans.
+-- * The day tests run once per row behind an OFFSET 0 fence (pulled up, each was evaluated in every
+--   aggregate that used it), and rows with nothing in the range are left out early.
+-- * One aggregate per user and source gives both the uncontrolled campaigns' arms and whether the user met
+--   several arms; the exposed users are joined to the few users in several arms only.
+-- * No plan hinges on a row estimate: joins and aggregates hashed, the uncontrolled sources an
+--   `= any(array(...))`, CTEs read twice materialized, jit off.
+-- * Test events read every state row because the counts that avoid it (exposure_anomalies_from_counts) are
+--   kept without test events, and users_in_several_arms is not a sum of per-user counts at all: it needs
+--   the users who ever met two arms, and only their rows.
 create or replace function cardinal.exposure_anomalies_from_user_state(
     app          text,
     from_date    date,
@@ -1289,20 +1205,7 @@ create or replace function cardinal.exposure_anomalies_from_user_state(
     campaign     text,
     canvas       text
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
     -- Hash joins whatever the row estimates: a merge join chosen on a 1-row estimate may merge on one key
@@ -1687,20 +1590,7 @@ create or replace function cardinal.exposure_anomalies_from_counts(
     campaign     text,
     canvas       text
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
     -- Hash joins whatever the row estimates: a merge join chosen on a 1-row estimate may merge on one key
@@ -2232,20 +2122,7 @@ create or replace function cardinal.exposure_anomalies(
     campaign     text    default null,
     canvas       text    default null
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
 as $function$
@@ -2282,20 +2159,7 @@ create or replace function cardinal.logging_anomalies(
     campaign     text    default null,
     canvas       text    default null
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
 as $function$

@@ -31,19 +31,7 @@ create or replace function cardinal.control_arms(
     include_test      boolean     default false,
     canvas            text        default null
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        conversion_event      text,
-        window_length         interval,
-        variant_id            text,
-        control               boolean,
-        users                 bigint,
-        converters            bigint,
-        exposed_users         bigint,
-        users_in_several_arms bigint,
-        canvas_id             text
-    )
+    returns setof cardinal.control_arms_row
     language plpgsql
     stable
     set search_path = pg_catalog, pg_temp
@@ -97,13 +85,7 @@ create or replace function cardinal.send_arms(
     to_date      date,
     include_test boolean default false
 )
-    returns table (
-        app_name    text,
-        campaign_id text,
-        variant_id  text,
-        control     boolean,
-        users       bigint
-    )
+    returns setof cardinal.send_arms_row
     language plpgsql
     stable
     -- Hashed, whatever the row estimates: sorting the pending users' keys, as a GROUP BY estimated at one row
@@ -112,7 +94,6 @@ create or replace function cardinal.send_arms(
     set enable_sort = off
     set jit = off
 as $function$
-#variable_conflict use_column
 begin
     if send_arms.include_test then
         return query
@@ -212,18 +193,7 @@ create or replace function cardinal.control_arm_conversions(
     canvas            text        default null,
     first_ordinal     integer     default 1
 )
-    returns table (
-        app_name         text,
-        campaign_id      text,
-        ordinal          smallint,
-        conversion_event text,
-        window_length    interval,
-        variant_id       text,
-        control          boolean,
-        users            bigint,
-        converters       bigint,
-        canvas_id        text
-    )
+    returns setof cardinal.control_arm_conversions_row
     language sql
     stable
 as $function$
@@ -385,19 +355,7 @@ create or replace function cardinal.control_arms_from_exposures(
     as_of             timestamptz,
     conversion_window interval
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        conversion_event      text,
-        window_length         interval,
-        variant_id            text,
-        control               boolean,
-        users                 bigint,
-        converters            bigint,
-        exposed_users         bigint,
-        users_in_several_arms bigint,
-        canvas_id             text
-    )
+    returns setof cardinal.control_arms_row
     language sql
     stable
     -- No plan hinges on a row estimate: joins and aggregates hashed, jit off with them (the disabled paths'
@@ -577,19 +535,7 @@ create or replace function cardinal.control_arms_from_user_state(
     include_test      boolean     default false,
     canvas            text        default null
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        conversion_event      text,
-        window_length         interval,
-        variant_id            text,
-        control               boolean,
-        users                 bigint,
-        converters            bigint,
-        exposed_users         bigint,
-        users_in_several_arms bigint,
-        canvas_id             text
-    )
+    returns setof cardinal.control_arms_row
     language sql
     stable
     -- Hash joins whatever the row estimates; the per-row unnest and VALUES stay (lateral) nested loops.
@@ -630,19 +576,7 @@ create or replace function cardinal.control_arms_of_cohort(
     canvas            text,
     reference         boolean
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        conversion_event      text,
-        window_length         interval,
-        variant_id            text,
-        control               boolean,
-        users                 bigint,
-        converters            bigint,
-        exposed_users         bigint,
-        users_in_several_arms bigint,
-        canvas_id             text
-    )
+    returns setof cardinal.control_arms_row
     language sql
     stable
 as $function$
@@ -714,20 +648,7 @@ create or replace function cardinal.control_cohort_from_user_state(
     include_test      boolean,
     canvas            text
 )
-    returns table (
-        app_name         text,
-        source_id        text,
-        conversion_event text,
-        window_length    interval,
-        variant_id       text,
-        control          boolean,
-        several_arms     boolean,
-        matured          boolean,
-        converted        boolean,
-        app_id           bigint,
-        user_key         text,
-        exposed_at       timestamptz
-    )
+    returns setof cardinal.control_cohort_row
     language sql
     stable
 as $function$
@@ -870,20 +791,7 @@ create or replace function cardinal.control_arm_covariates(
     canvas            text        default null,
     cuped_window      interval    default null
 )
-    returns table (
-        app_name            text,
-        campaign_id         text,
-        conversion_event    text,
-        pre_exposure_window interval,
-        variant_id          text,
-        control             boolean,
-        users               bigint,
-        converters          bigint,
-        sum_x               bigint,
-        sum_x_squares       bigint,
-        sum_xy              bigint,
-        canvas_id           text
-    )
+    returns setof cardinal.control_arm_covariates_row
     -- PL/pgSQL, as control_arms, so that the query is planned with the arguments' values: the sources they rule
     -- out are planned away instead of costing every call the planning of all three (a SQL function's body is
     -- planned without them).
@@ -943,20 +851,7 @@ create or replace function cardinal.control_arm_covariates_of_cohort(
     cuped_window      interval,
     reference         boolean
 )
-    returns table (
-        app_name            text,
-        campaign_id         text,
-        conversion_event    text,
-        pre_exposure_window interval,
-        variant_id          text,
-        control             boolean,
-        users               bigint,
-        converters          bigint,
-        sum_x               bigint,
-        sum_x_squares       bigint,
-        sum_xy              bigint,
-        canvas_id           text
-    )
+    returns setof cardinal.control_arm_covariates_row
     language sql
     stable
 as $function$
@@ -1165,18 +1060,7 @@ create or replace function cardinal.control_arm_conversions_from_exposures(
     conversion_window interval,
     first_ordinal     integer
 )
-    returns table (
-        app_name         text,
-        campaign_id      text,
-        ordinal          smallint,
-        conversion_event text,
-        window_length    interval,
-        variant_id       text,
-        control          boolean,
-        users            bigint,
-        converters       bigint,
-        canvas_id        text
-    )
+    returns setof cardinal.control_arm_conversions_row
     language sql
     stable
     -- No plan hinges on a row estimate: joins and aggregates hashed, jit off with them (the disabled paths'
@@ -1375,13 +1259,7 @@ create or replace function cardinal.send_arms_from_user_state(
     to_date      date,
     include_test boolean default false
 )
-    returns table (
-        app_name    text,
-        campaign_id text,
-        variant_id  text,
-        control     boolean,
-        users       bigint
-    )
+    returns setof cardinal.send_arms_row
     language sql
     stable
     -- Hash the users whatever the estimates: a sort of every state row by user is what this replaces.
@@ -1478,13 +1356,7 @@ create or replace function cardinal.control_arm_days(
     include_test boolean     default false,
     reference    boolean     default false
 )
-    returns table (
-        day        date,
-        variant_id text,
-        control    boolean,
-        users      bigint,
-        converters bigint
-    )
+    returns setof cardinal.control_arm_days_row
     language plpgsql
     stable
     set search_path = pg_catalog, pg_temp
@@ -1556,13 +1428,7 @@ create or replace function cardinal.control_arm_days_from_exposures(
     to_date   date,
     as_of     timestamptz
 )
-    returns table (
-        day        date,
-        variant_id text,
-        control    boolean,
-        users      bigint,
-        converters bigint
-    )
+    returns setof cardinal.control_arm_days_row
     language sql
     stable
     -- Joins and aggregates hashed whatever the row estimates (the sort of the running sum stays: it has no

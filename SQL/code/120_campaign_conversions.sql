@@ -20,19 +20,7 @@ create or replace function cardinal.campaign_conversions(
     campaign     text    default null,
     include_test boolean default false
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        variant_id            text,
-        ordinal               smallint,
-        conversion_event      text,
-        window_length         interval,
-        unique_recipients     bigint,
-        converters            bigint,
-        conversion_rate       double precision,
-        revenue               jsonb,
-        revenue_per_recipient jsonb
-    )
+    returns setof cardinal.campaign_conversions_row
     language plpgsql
     stable
     set search_path = pg_catalog, pg_temp
@@ -73,19 +61,7 @@ create or replace function cardinal.campaign_conversions_from_receipts(
     to_date   date,
     campaign  text
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        variant_id            text,
-        ordinal               smallint,
-        conversion_event      text,
-        window_length         interval,
-        unique_recipients     bigint,
-        converters            bigint,
-        conversion_rate       double precision,
-        revenue               jsonb,
-        revenue_per_recipient jsonb
-    )
+    returns setof cardinal.campaign_conversions_row
     language sql
     stable
     set search_path = pg_catalog, pg_temp
@@ -247,19 +223,7 @@ create or replace function cardinal.campaign_conversions_from_user_state(
     campaign     text    default null,
     include_test boolean default false
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        variant_id            text,
-        ordinal               smallint,
-        conversion_event      text,
-        window_length         interval,
-        unique_recipients     bigint,
-        converters            bigint,
-        conversion_rate       double precision,
-        revenue               jsonb,
-        revenue_per_recipient jsonb
-    )
+    returns setof cardinal.campaign_conversions_row
     language sql
     stable
     set search_path = pg_catalog, pg_temp

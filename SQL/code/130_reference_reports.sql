@@ -16,33 +16,7 @@ create or replace function cardinal.unique_impressions_reference(
     campaign     text    default null,
     by           text    default null
 )
-    returns table (
-        app_name                 text,
-        campaign_id              text,
-        canvas_id                text,
-        canvas_step_id           text,
-        variant_id               text,
-        channel                  text,
-        breakdown                text,
-        impressions              bigint,
-        unique_impressions       bigint,
-        unique_daily_impressions bigint,
-        unique_recipients        bigint,
-        clicks                   bigint,
-        unique_clicks            bigint,
-        dismissals               bigint,
-        unique_dismissals        bigint,
-        click_rate               double precision,
-        unique_click_rate        double precision,
-        dismissal_rate           double precision,
-        unique_dismissal_rate    double precision,
-        direct_opens             bigint,
-        unique_direct_opens      bigint,
-        influenced_opens         bigint,
-        total_opens              bigint,
-        direct_open_rate         double precision,
-        total_open_rate          double precision
-    )
+    returns setof cardinal.unique_impressions_row
     language plpgsql
     stable
     set search_path = pg_catalog, pg_temp
@@ -92,19 +66,7 @@ create or replace function cardinal.control_arms_reference(
     include_test      boolean     default false,
     canvas            text        default null
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        conversion_event      text,
-        window_length         interval,
-        variant_id            text,
-        control               boolean,
-        users                 bigint,
-        converters            bigint,
-        exposed_users         bigint,
-        users_in_several_arms bigint,
-        canvas_id             text
-    )
+    returns setof cardinal.control_arms_row
     language sql
     stable
 as $function$
@@ -138,20 +100,7 @@ create or replace function cardinal.control_cohort_reference(
     include_test      boolean,
     canvas            text
 )
-    returns table (
-        app_name         text,
-        source_id        text,
-        conversion_event text,
-        window_length    interval,
-        variant_id       text,
-        control          boolean,
-        several_arms     boolean,
-        matured          boolean,
-        converted        boolean,
-        app_id           bigint,
-        user_key         text,
-        exposed_at       timestamptz
-    )
+    returns setof cardinal.control_cohort_row
     language sql
     stable
 as $function$
@@ -273,20 +222,7 @@ create or replace function cardinal.control_arm_covariates_reference(
     canvas            text        default null,
     cuped_window      interval    default null
 )
-    returns table (
-        app_name            text,
-        campaign_id         text,
-        conversion_event    text,
-        pre_exposure_window interval,
-        variant_id          text,
-        control             boolean,
-        users               bigint,
-        converters          bigint,
-        sum_x               bigint,
-        sum_x_squares       bigint,
-        sum_xy              bigint,
-        canvas_id           text
-    )
+    returns setof cardinal.control_arm_covariates_row
     language sql
     stable
 as $function$
@@ -320,20 +256,7 @@ create or replace function cardinal.anomalies_reference(
     campaign     text    default null,
     canvas       text    default null
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
 as $function$
@@ -360,15 +283,7 @@ create or replace function cardinal.push_opens_reference(
     campaign     text    default null,
     by           text    default null
 )
-    returns table (
-        app_name         text,
-        campaign_id      text,
-        canvas_id        text,
-        canvas_step_id   text,
-        variant_id       text,
-        breakdown        text,
-        influenced_opens bigint
-    )
+    returns setof cardinal.push_opens_row
     language sql
     stable
     set enable_nestloop = off
@@ -432,19 +347,7 @@ create or replace function cardinal.campaign_conversions_reference(
     campaign     text    default null,
     include_test boolean default false
 )
-    returns table (
-        app_name              text,
-        campaign_id           text,
-        variant_id            text,
-        ordinal               smallint,
-        conversion_event      text,
-        window_length         interval,
-        unique_recipients     bigint,
-        converters            bigint,
-        conversion_rate       double precision,
-        revenue               jsonb,
-        revenue_per_recipient jsonb
-    )
+    returns setof cardinal.campaign_conversions_row
     language sql
     stable
 as $function$
@@ -546,20 +449,7 @@ create or replace function cardinal.exposure_anomalies_reference(
     campaign     text,
     canvas       text
 )
-    returns table (
-        kind           text,
-        severity       text,
-        app_name       text,
-        campaign_id    text,
-        canvas_id      text,
-        canvas_step_id text,
-        channel        text,
-        platform       text,
-        sdk_version    text,
-        app_version    text,
-        evidence       jsonb,
-        likely_cause   text
-    )
+    returns setof cardinal.anomalies_row
     language sql
     stable
     -- The SET clause keeps the function from being inlined into anomalies_from_source, whose state-backed
@@ -926,33 +816,7 @@ create or replace function cardinal.unique_impressions_reference_unsplit(
     campaign     text    default null,
     by           text    default null
 )
-    returns table (
-        app_name                 text,
-        campaign_id              text,
-        canvas_id                text,
-        canvas_step_id           text,
-        variant_id               text,
-        channel                  text,
-        breakdown                text,
-        impressions              bigint,
-        unique_impressions       bigint,
-        unique_daily_impressions bigint,
-        unique_recipients        bigint,
-        clicks                   bigint,
-        unique_clicks            bigint,
-        dismissals               bigint,
-        unique_dismissals        bigint,
-        click_rate               double precision,
-        unique_click_rate        double precision,
-        dismissal_rate           double precision,
-        unique_dismissal_rate    double precision,
-        direct_opens             bigint,
-        unique_direct_opens      bigint,
-        influenced_opens         bigint,
-        total_opens              bigint,
-        direct_open_rate         double precision,
-        total_open_rate          double precision
-    )
+    returns setof cardinal.unique_impressions_row
     language sql
     stable
     set jit = off

@@ -35,6 +35,48 @@ import TestSupport
         #expect(try files[0].decode(Int.self, at: 0) == edited.count)
     }
 
+    @Test("A versioned migration makes migrate apply the unchanged code files again, so a view it dropped comes back")
+    func versionedMigrationAppliesCodeAgain() throws {
+        let database = try TestDatabase.migrated(prefix: "code")
+        defer { database.drop() }
+        let connection = try database.connect()
+        let migrations = try TestDatabase.migrationDirectory.load()
+        let next = migrations.last!.version + 1
+        let dropping = Migration(version: next, name: "drop_latest_control",
+                                 sql: "drop view cardinal.latest_control;")
+
+        let outcome = try Migrator(connection: connection, migrations: migrations + [dropping],
+                                   code: try Self.code()).migrate()
+
+        #expect(outcome.migrations.map(\.version) == [next])
+        #expect(outcome.code.count == (try Self.code()).count)
+        #expect(try Self.codeRuns(connection) == 2)
+        let view = try connection.query("select to_regclass('cardinal.latest_control') is not null")
+        #expect(try view[0].decode(Bool.self, at: 0))
+    }
+
+    @Test("A view that mirrors another relation's columns carries that relation's column comments")
+    func mirroredViewCarriesColumnComments() throws {
+        let database = try TestDatabase.migrated(prefix: "code")
+        defer { database.drop() }
+        let rows = try database.connect().query(
+            """
+            select v.attname, col_description(v.attrelid, v.attnum) as view_comment,
+                   col_description(t.attrelid, t.attnum) as table_comment
+            from pg_attribute as v
+            join pg_attribute as t on t.attrelid = 'cardinal.report_control'::regclass and t.attname = v.attname
+            where v.attrelid = 'cardinal.latest_control'::regclass and v.attnum > 0
+            """
+        )
+
+        #expect(rows.count > 30)
+        for row in rows {
+            let table = try row.decode(String?.self, column: "table_comment")
+            #expect(table != nil)
+            #expect(try row.decode(String?.self, column: "view_comment") == table)
+        }
+    }
+
     @Test("A function made by hand that no code file declares fails migrate with its name and rolls the run back")
     func undeclaredFunctionFailsMigrate() throws {
         let database = try TestDatabase.migrated(prefix: "code")

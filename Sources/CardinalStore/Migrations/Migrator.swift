@@ -2,7 +2,8 @@ public import Foundation
 public import PostgresClient
 
 /// Brings a database to a release's schema: first the pending versioned migrations, in order, each in its own
-/// transaction and recorded with a checksum; then, when any code file changed since it was last applied, every
+/// transaction and recorded with a checksum; then, when any code file changed since it was last applied or a
+/// versioned migration ran (it may have dropped an object or changed a comment the code files build on), every
 /// code file in order in one transaction. All of it under an advisory lock, so that two `cardinal migrate` runs
 /// never apply the same file twice.
 ///
@@ -21,7 +22,7 @@ public struct Migrator {
     public struct Outcome: Sendable, Equatable {
         /// The versioned migrations applied, in order.
         public let migrations: [Migration]
-        /// The code files applied, all of them when any had changed, else none.
+        /// The code files applied: all of them when any had changed or a versioned migration ran, else none.
         public let code: [CodeFile]
 
         /// Whether the database was already up to date.
@@ -42,7 +43,8 @@ public struct Migrator {
         self.code = code
     }
 
-    /// Applies every pending migration, then the code files when they changed, and says what it applied.
+    /// Applies every pending migration, then the code files when they changed or a migration ran, and says what
+    /// it applied.
     /// - Parameters:
     ///   - willApply: Called before each pending migration with its position among them (from 1) and their
     ///     number, for a progress line; a migration of a large table can take minutes.
@@ -62,7 +64,7 @@ public struct Migrator {
                 willApply(migration, index + 1, pending.count)
                 try apply(migration)
             }
-            guard try codeChanged() else {
+            guard try !code.isEmpty && (!pending.isEmpty || codeChanged()) else {
                 return Outcome(migrations: pending, code: [])
             }
             willApplyCode(code.count)
