@@ -272,7 +272,7 @@ comment on function cardinal.fold_identity_links() is
 
 -- identified_events finds a device's first login by the device's index and checks that its user is new by the
 -- user's, whichever plan the planner picks, so that no reference function is quadratic on a fresh load of
--- devices that log in (issue 8, "Planner-proof").
+-- devices that log in.
 --
 -- Why (each measured on a bulk load of 30,000 devices that log in; the figures are in git history):
 --
@@ -336,7 +336,7 @@ comment on column cardinal.identified_events.stored_xid is
     '(report_fold_watermark).';
 
 
--- The reference functions look up one user's events by index (issue 8, "Planner-proof").
+-- The reference functions look up one user's events by index.
 --
 -- Why (figures from FreshWorkload and PlannerProofReportsTests, in git history):
 --

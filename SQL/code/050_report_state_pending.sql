@@ -16,7 +16,7 @@
 
 
 -- A rebuild queues the events still waiting for the fold by the watermark too, so that the fold takes them in
--- parts (issue 8).
+-- parts.
 --
 -- Design notes (why, not what):
 --

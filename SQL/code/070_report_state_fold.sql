@@ -574,7 +574,7 @@ comment on function cardinal.fold_report_control_exposures() is
 
 
 -- The triggers that follow deletions of report_user_state find the forgotten users' rows by index, whatever
--- the transition table's estimate (issue 8).
+-- the transition table's estimate.
 --
 -- Design notes (why, not what):
 --
@@ -590,10 +590,6 @@ comment on function cardinal.fold_report_control_exposures() is
 --   forgotten apps and users (one sorted probe per user, as the pending views find touched users), and hash
 --   that handful of rows to the forgotten (app, campaign, user) triples. No plan hinges on an estimate:
 --   nested loops off (with jit off), and the index conditions take no join decision.
---
--- * Measured in psql on the 10 M-event bench database (3.4 M receipt rows, 3.9 M exposure rows), deleting
---   2,000 users' state of the largest campaign in a rolled-back transaction, twice each, load average 1–2: the
---   whole statement with its six forget triggers 2.53–2.77 s with the join, 1.53–1.54 s with the lookups.
 create or replace function cardinal.forget_report_campaign_rows()
     returns trigger
     language plpgsql
@@ -641,17 +637,13 @@ comment on trigger report_user_state_forget_campaign_rows on cardinal.report_use
     'Keeps report_control_exposures and report_campaign_receipts equal to what report_user_state holds.';
 
 
--- A report of one campaign or canvas reads that source's per-user state by index, not the whole table
--- (issue 8).
+-- A report of one campaign or canvas reads that source's per-user state by index, not the whole table.
 --
 -- Design notes (why, not what):
 --
--- * Six report functions read the per-user state (report_user_facts: report_user_state joined to
---   report_groups, plus the pending events): both anomalies parts, control_arms_from_user_state, send_arms,
---   push_opens and unique_impressions_from_user_state. They filter it by campaign or canvas, but most of them
---   run with enable_nestloop off (no plan may hinge on a row estimate), so the state would be joined to the
---   source's groups by a hash join over a sequential scan of every state row: 4.1 M rows and 0.6–1.2 s
---   at 10 M events for a campaign with 137 k of them (auto_explain of anomalies and campaign_conversions).
+-- * Six report functions read the per-user state filtered by campaign or canvas, most with nested loops off
+--   (no plan may hinge on a row estimate), so a join to the source's groups became a hash join over every
+--   state row: 0.6–1.2 s for one campaign at 10 M events.
 --
 -- * report_user_facts_of(campaign, canvas) returns the rows of report_user_facts of one source. Its folded
 --   part finds the source's groups first and then their rows with `group_id = any(array(...))`: an index

@@ -1233,8 +1233,7 @@ select cardinal.copy_column_comments(
 );
 
 
--- The counting triggers join each row of the statement to its own report group before the touched users
--- (issue 8).
+-- The counting triggers join each row of the statement to its own report group before the touched users.
 --
 -- Design notes (why, not what):
 --
