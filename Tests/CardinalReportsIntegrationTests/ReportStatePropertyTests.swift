@@ -506,7 +506,12 @@ import TestSupport
         var controlActingUsers: Int64 = 0
         var usersWithSessionsAcrossDays: Int64 = 0
         var usersRepeatingACard: Int64 = 0
-        for seed in seeds {
+        for (index, seed) in seeds.enumerated() {
+            // make property runs for an hour or more; a line every 50 workloads shows how far it is.
+            if index > 0 && index % 50 == 0 {
+                FileHandle.standardError.write(Data(
+                    "property: shard \(shard): \(index) of \(workloads) workloads compared, \(compared) rows\n".utf8))
+            }
             var generator = SeededGenerator(seed: seed)
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
             let app = "app\(seed)"
@@ -620,12 +625,12 @@ import TestSupport
         #expect(covariateRowsWithX > Int64(workloads) / 4, "\(covariateRowsWithX) arms with a covariate")
         #expect(findingRows > Int64(workloads))
         // Nor without users exposed to control who click or dismiss, whom the interaction counts leave to the
-        // report (0071).
+        // report.
         #expect(controlActingUsers > Int64(workloads), "\(controlActingUsers) control users who act")
-        // Nor without sessions across report days, which the session counts leave to the report (0072).
+        // Nor without sessions across report days, which the session counts leave to the report.
         #expect(usersWithSessionsAcrossDays > Int64(workloads), "\(usersWithSessionsAcrossDays) users with sessions across days")
-        // Nor without users who dismiss a card twice, whom the dismissal counts leave to the report (0074); a
-        // workload has one in about 15 % of the seeds.
+        // Nor without users who dismiss a card twice, whom the dismissal counts leave to the report; a workload
+        // has one in about 15 % of the seeds.
         #expect(usersRepeatingACard > 2, "\(usersRepeatingACard) users who repeat a card")
         // Nor without merges: devices with anonymous events merged into a new user, some shared by two users.
         let merges = try bench.connection.query(
@@ -647,12 +652,12 @@ import TestSupport
             return found
         }
         guard finishedShards == Self.shards else { return }
-        // The kinds of 0027 must have occurred in the workloads, or their equality proves nothing.
+        // The logging kinds must have occurred in the workloads, or their equality proves nothing.
         for kind in ["repeated_impressions:warning", "control_impressions_missing:info", "push_opens_missing:critical",
                      "logging_stopped:warning", "repeated_dismissals:warning"] {
             #expect(allKinds.contains(kind), "no workload raised \(kind)")
         }
-        // Nor without findings of canvas steps (0033), which the state and the reference must key alike.
+        // Nor without findings of canvas steps, which the state and the reference must key alike.
         for kind in ["canvas click_without_impression:critical", "canvas users_in_several_arms:critical"] {
             #expect(allKinds.contains(kind), "no workload raised \(kind)")
         }
