@@ -102,7 +102,7 @@ import Testing
             event(.impression, at: scenario.time(10, "01:00"), user: "u3", variant: nil, control: true,
                   platform: .android, sdk: "4.2"),
             event(.click, at: scenario.time(10, "02:00"), user: "u3", variant: nil),
-            // u4's impression was a test event: the look-up takes test events too (0017), so u4 is fine.
+            // u4's impression was a test event: the look-up takes test events too, so u4 is fine.
             event(.impression, at: scenario.time(10, "01:00"), user: "u4", test: true),
             event(.click, at: scenario.time(10, "02:00"), user: "u4"),
         ])

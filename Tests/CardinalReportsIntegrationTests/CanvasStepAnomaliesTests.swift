@@ -5,7 +5,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// Anomalies by canvas step (0033): a canvas step's findings are its own and name the canvas and the step,
+/// Anomalies by canvas step: a canvas step's findings are its own and name the canvas and the step,
 /// while the canvas's arms are judged over all its steps, as Braze defines them.
 @Suite struct CanvasStepAnomaliesTests {
     /// `event(…)` moved from campaign c1 to a step of a canvas.
@@ -131,7 +131,7 @@ import Testing
     func canvasSampleRatioMismatch() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        // A canvas's settings are the campaign settings row keyed by its id (0034).
+        // A canvas's settings are the campaign settings row keyed by its id.
         try scenario.settings("onboarding", CampaignSettingsUpdate(
             conversionEvent: .set("purchase"), expectedSplit: .set(try ExpectedSplit(parsing: "control=1,v1=1"))
         ))

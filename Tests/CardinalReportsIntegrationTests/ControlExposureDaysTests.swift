@@ -4,7 +4,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// The control report's counts per exposure day (0046) and the window on the campaign's clock. The scenario's
+/// The control report's counts per exposure day and the window on the campaign's clock. The scenario's
 /// app reports in Asia/Tokyo (UTC+9): report day N runs from day N−1 15:00 UTC to day N 15:00 UTC, so an event
 /// at day N 01:00 UTC is on Tokyo day N at 10:00, one at day N 16:00 UTC on Tokyo day N+1 at 01:00.
 @Suite struct ControlExposureDaysTests {

@@ -4,7 +4,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// The control report's further conversion goals from counts per exposure day (0049). As in
+/// The control report's further conversion goals from counts per exposure day. As in
 /// ``ControlExposureDaysTests`` the app reports in Asia/Tokyo (UTC+9): report day N runs from day N−1 15:00 UTC
 /// to day N 15:00 UTC, so an event at day N 01:00 UTC is on Tokyo day N at 10:00, one at day N 16:00 UTC on
 /// Tokyo day N+1 at 01:00. Campaign c1's primary goal is "purchase", its second "signup", within one day.

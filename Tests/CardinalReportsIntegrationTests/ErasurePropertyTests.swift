@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `cardinal.erase_identity` (0022) on random workloads: after erasing a user or a device, every report equals
+/// `cardinal.erase_identity` on random workloads: after erasing a user or a device, every report equals
 /// the reference over the raw events left, and reports, report state and rejected events equal those of a
 /// second database that was given the same workload without that identity's events.
 @Suite struct ErasurePropertyTests {
@@ -66,7 +66,7 @@ import TestSupport
                     #expect(try state.fold() != nil)
                 }
             }
-            // A login merges at the fold (0032): learn the unfolded ones, as the reference sees them.
+            // A login merges at the fold: learn the unfolded ones, as the reference sees them.
             try learnIdentityLinks(connection)
             return app.id
         }

@@ -4,7 +4,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// The fold's first step (0065): a first login re-keys the device's own key only when the app holds an anonymous
+/// The fold's first step: a first login re-keys the device's own key only when the app holds an anonymous
 /// event of the device, and the re-key still moves that device's folded events to the user. Times are UTC before
 /// 15:00, so each lies on the Tokyo report day of the same number.
 @Suite struct FoldIdentityLinksTests {

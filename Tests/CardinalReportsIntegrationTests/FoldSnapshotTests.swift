@@ -4,7 +4,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// The fold's snapshot of the pending events (0038): every step after fold_identity_links reads one copy of them,
+/// The fold's snapshot of the pending events: every step after fold_identity_links reads one copy of them,
 /// which carries the part and value columns, re-queued events included. Times are UTC before 15:00, so each lies
 /// on the Tokyo report day of the same number.
 @Suite struct FoldSnapshotTests {

@@ -4,7 +4,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// The fold writes a per-user state row only when its events change it (0062): a row version it did not write
+/// The fold writes a per-user state row only when its events change it: a row version it did not write
 /// keeps its `xmin`. Times are UTC before 15:00, so each lies on the Tokyo report day of the same number.
 @Suite struct FoldUnchangedRowsTests {
     private func fold(_ scenario: ReportScenario) throws {

@@ -4,7 +4,7 @@ import Foundation
 import PostgresClient
 import Testing
 
-/// The unique-impressions breakdowns by the part of a message (0031): buttons of in-app messages, placements
+/// The unique-impressions breakdowns by the part of a message: buttons of in-app messages, placements
 /// of banners, cards of content-card campaigns. The numbers are worked out by hand in each test; every event
 /// is at 03:00 UTC, noon of the same report day in Tokyo.
 @Suite struct MessagePartBreakdownTests {

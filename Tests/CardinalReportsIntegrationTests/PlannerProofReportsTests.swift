@@ -60,7 +60,7 @@ import TestSupport
         let conversions = try timed("campaign_conversions") {
             try CampaignConversionsQuery(connection: connection).run(scope)
         }
-        // Every event is pending: send_arms counts them all through its pending part (0055).
+        // Every event is pending: send_arms counts them all through its pending part.
         let sends = try timed("send_arms") { try SendArmsQuery(connection: connection).run(scope) }
         print("planner-proof:", times.map { "\($0.report) \($0.time)" }.joined(separator: ", "))
         for (report, time) in times {

@@ -4,7 +4,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// Direct opens, influenced opens and open rates of push rows (0029), on hand-counted scenarios, before and
+/// Direct opens, influenced opens and open rates of push rows, on hand-counted scenarios, before and
 /// after the fold, and equal to the reference over raw events.
 @Suite struct PushOpensTests {
     /// Five users sent a push at 01:00 UTC on day 10 (10:00 in Tokyo): u1 taps it (two open events) and opens

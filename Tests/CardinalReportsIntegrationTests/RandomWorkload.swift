@@ -124,7 +124,7 @@ struct RandomWorkload {
     }
 
     /// Push sends with app opens (session starts) around them, from two hours before to twenty after, so that
-    /// the 12-hour influenced-open window (0029) and its edges are met often; and some direct opens.
+    /// the 12-hour influenced-open window and its edges are met often; and some direct opens.
     private static func pushOpens(generator: inout SeededGenerator, baseTime: Date, people: String) -> [Event] {
         guard generator.chance(0.6) else { return [] }
         var events: [Event] = []
@@ -202,7 +202,7 @@ struct RandomWorkload {
                 currency: value == nil ? nil : [nil, "USD", "EUR"][seconds % 7 % 3]
             )
         }
-        // Two canvases with the same step ids, so that a step is told apart by its canvas too (0033); the canvas
+        // Two canvases with the same step ids, so that a step is told apart by its canvas too; the canvas
         // follows from the time, as a conversion's value does, so that the generator's sequence stays as it was.
         let source: MessageSource = generator.chance(0.85)
             ? .campaign(generator.pick(campaigns))

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The state-backed report functions against the reference functions over raw events (0016), on random
+/// The state-backed report functions against the reference functions over raw events, on random
 /// workloads: every row and field of both must be equal.
 @Suite struct ReportStatePropertyTests {
     /// The workloads `make test` compares; `make property` runs more (CARDINAL_PROPERTY_WORKLOADS).
@@ -83,7 +83,7 @@ import TestSupport
                     #expect(try state.fold() != nil)
                 }
             }
-            // A login merges at the fold (0032): learn the unfolded ones, so that the comparisons of the reports
+            // A login merges at the fold: learn the unfolded ones, so that the comparisons of the reports
             // that read folded state and unfolded events are not all about pending logins (those are compared
             // in pendingLoginsEqualReference).
             if learnLogins {
@@ -166,7 +166,7 @@ import TestSupport
             )
         }
 
-        /// send_arms from the day pairs (0055) against the same read from the per-user state (0053's body, exact
+        /// send_arms from the day pairs against the same read from the per-user state (0053's body, exact
         /// by SendArmsTests), pending events included.
         func sendArms(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
@@ -204,7 +204,7 @@ import TestSupport
             )
         }
 
-        /// control_arms of the workloads' canvas (0034), with and without overrides.
+        /// control_arms of the workloads' canvas, with and without overrides.
         func canvasControlArms(app: String, generator: inout SeededGenerator) throws -> (Int64, Int64) {
             let first = Int.random(in: 0..<60, using: &generator)
             let last = Int.random(in: first..<61, using: &generator)
@@ -416,11 +416,11 @@ import TestSupport
         }
 
         /// The counts the state's triggers keep, each a table whose view `<table>_of_rows` computes it from the
-        /// rows, with the condition that selects an app's rows: control counts (0046), further goal counts
-        /// (0049), send arm days and pairs (0055), the anomalies' finding and source pairs and users of several
-        /// arms (0069), interaction pairs, interaction counts and control users who act (0071), session counts,
-        /// session pairs, users with a session across days and step day counts (0072), and dismissal pairs,
-        /// dismissal day counts and users who repeat a card (0074).
+        /// rows, with the condition that selects an app's rows: control counts, further goal counts
+        ///, send arm days and pairs, the anomalies' finding and source pairs and users of several
+        /// arms, interaction pairs, interaction counts and control users who act, session counts,
+        /// session pairs, users with a session across days and step day counts, and dismissal pairs,
+        /// dismissal day counts and users who repeat a card.
         private static let keptCounts: [(table: String, appRows: String)] = {
             let byApp = "app_id in (select app_id from app)"
             let byFinding = "finding_id in (select finding_id from findings)"
@@ -752,7 +752,7 @@ import TestSupport
                 #expect(try bench.controlArms(app: app, generator: &generator).0 == 0, "workload \(seed)")
                 #expect(try bench.anomalies(app: app, generator: &generator).0 == 0, "workload \(seed)")
             }
-            // A zone on the canvas's settings row changes nothing: canvas report days are the app's (0034).
+            // A zone on the canvas's settings row changes nothing: canvas report days are the app's.
             try bench.connection.execute(
                 "update cardinal.campaign_settings set report_time_zone = $3 where app_id = $1 and campaign_id = $2",
                 [appID, RandomWorkload.canvas, generator.pick(RandomWorkload.zones)]
@@ -772,7 +772,7 @@ import TestSupport
             let workload = RandomWorkload(generator: &generator, baseTime: bench.baseTime, people: "w\(seed)-")
             let app = "app\(seed)"
             let appID = try bench.load(workload, app: app, generator: &generator)
-            // The folded rows (0040) keep the first conversion of the campaign's event: a new event, none, or
+            // The folded rows keep the first conversion of the campaign's event: a new event, none, or
             // no settings row at all must each give what the reference computes from the raw events.
             let campaign = generator.pick(RandomWorkload.campaigns)
             if generator.chance(0.25) {
@@ -855,7 +855,7 @@ import TestSupport
         let bench = try Bench()
         defer { bench.database.drop() }
         try bench.createNormalisers()
-        // A budget of 10 queued events: the workloads' 40 to 150 events are folded in three parts or more (0064).
+        // A budget of 10 queued events: the workloads' 40 to 150 events are folded in three parts or more.
         try bench.connection.execute("set cardinal.fold_queue_budget = 10")
         for seed in 2_101...2_108 as ClosedRange<UInt64> {
             var generator = SeededGenerator(seed: seed)

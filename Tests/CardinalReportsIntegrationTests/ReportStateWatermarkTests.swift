@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The fold's watermark (0021): writers commit in another order than their transactions began, and every
+/// The fold's watermark: writers commit in another order than their transactions began, and every
 /// stored event must still be folded exactly once and counted by the reports exactly once meanwhile.
 @Suite struct ReportStateWatermarkTests {
     /// One app with a campaign, and a connection for the fold and the reports.
@@ -85,7 +85,7 @@ import TestSupport
             }
         }
 
-        /// Recorded storing transactions that the watermark has passed: its advance prunes them (0061).
+        /// Recorded storing transactions that the watermark has passed: its advance prunes them.
         func storingTransactionsBelowWatermark() throws -> Int64 {
             try connection.query(
                 """

@@ -4,7 +4,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// report_user_facts_of (0042): one campaign's or canvas's rows of the per-user state, found by index.
+/// report_user_facts_of: one campaign's or canvas's rows of the per-user state, found by index.
 @Suite struct ReportUserFactsOfTests {
     /// Campaigns c1 and c2 and canvas k1 (step s1), each with users folded and users still pending.
     private func writeSources(_ scenario: ReportScenario, manyUsersOf campaign: String, count: Int) throws {

@@ -2,7 +2,7 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// report_window_end (0044): a conversion window added as a session in the campaign's report time zone adds it.
+/// report_window_end: a conversion window added as a session in the campaign's report time zone adds it.
 @Suite struct ReportWindowEndTests {
     /// The window's end for a start and window given as text, read back in UTC.
     private func windowEnd(

@@ -25,7 +25,7 @@ import Testing
         _ = try ReportStateStore(connection: scenario.connection).fold()
     }
 
-    /// c1's day pairs (0055) as "arm day previous users", days counted from day 0, control first.
+    /// c1's day pairs as "arm day previous users", days counted from day 0, control first.
     private func pairs(_ scenario: ReportScenario) throws -> [String] {
         try scenario.connection.query(
             """

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `cardinal.erase_identity` (0022) through `IdentityEraser`: what goes, what stays, the audit row, who may run it,
+/// `cardinal.erase_identity` through `IdentityEraser`: what goes, what stays, the audit row, who may run it,
 /// and that it finds an identity through indexes rather than by reading every partition.
 @Suite struct IdentityEraserTests {
     /// A migrated database with the app "shop", and a writer.

@@ -121,7 +121,7 @@ import TestSupport
             """
         )
         try CardinalCLI.succeed(["state", "fold", "--database-url", database.url])
-        // A budget of 10 queued events: the rebuild's 40 take several folds (0064), all of which must run.
+        // A budget of 10 queued events: the rebuild's 40 take several folds, all of which must run.
         var budgeted = try #require(URLComponents(string: database.url))
         budgeted.queryItems = (budgeted.queryItems ?? [])
             + [URLQueryItem(name: "options", value: "-c cardinal.fold_queue_budget=10")]

@@ -132,7 +132,7 @@ import Testing
                 "the test must cover every column", sourceLocation: sourceLocation)
         #expect(row["app_id"] == .some(String(appID)), sourceLocation: sourceLocation)
         #expect(row["id"] == .some(id.lowercased), sourceLocation: sourceLocation)
-        // The id of the transaction that stored it, for the report-state fold (0021).
+        // The id of the transaction that stored it, for the report-state fold.
         #expect(row["stored_xid"].flatMap { $0 }.flatMap { Int64($0) } != nil, sourceLocation: sourceLocation)
         for (column, value) in expected.sorted(by: { $0.key < $1.key }) {
             #expect(row[column] == .some(value), "column \(column)", sourceLocation: sourceLocation)
