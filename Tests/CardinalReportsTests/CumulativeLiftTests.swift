@@ -1,5 +1,6 @@
 @testable import CardinalReports
 import CardinalStore
+import Foundation
 import Testing
 
 /// The lift series of the campaign page from `control_arm_days` rows, and its chart. Numbers by hand (Python's
@@ -73,5 +74,27 @@ import Testing
         #expect(CumulativeLiftChart.html(nil).contains("No lift to follow"))
         let unmatured = CumulativeLift(rows: Array(Self.rows.prefix(2)), from: Self.from)
         #expect(CumulativeLiftChart.html(unmatured).contains("v1: no day yet with matured users in both arms."))
+    }
+
+    @Test("report control's page draws each campaign's lift under its verdict when the lifts were read, and not otherwise")
+    func controlReportPage() throws {
+        let rows = [(nil as String?, true, 500), ("v1", false, 600)].map { variantID, isControl, converters in
+            ControlArmRow(app: "shop", campaignID: "c1", conversionEvent: "purchase", window: .standard,
+                          variantID: variantID, control: isControl, users: 10000, converters: converters,
+                          exposedUsers: 10000, usersInSeveralArms: 0)
+        }
+        let asOf = Date(timeIntervalSince1970: 25 * 86_400)
+        let report = ControlReport(
+            scope: ReportScope(from: Self.from, to: Self.from.adding(days: 2)), asOf: asOf,
+            allCampaigns: ControlReport.build(rows: rows, splits: [:], significance: [:], asOf: asOf)
+        )
+        let lift = try #require(CumulativeLift(rows: Self.rows, from: Self.from))
+
+        let page = report.render(.html, lifts: [ControlReport.CampaignKey(app: "shop", campaignID: "c1"): lift])
+
+        let campaign = try #require(page.components(separatedBy: "<h2>").first { $0.hasPrefix("Campaign c1 ") })
+        #expect(campaign.contains("<h3>Cumulative lift against control</h3>"))
+        #expect(campaign.contains("<tr><td>2026-11-03</td><td class=\"number\">20%</td><td class=\"number\">[-2.09%, 42.09%]</td>"))
+        #expect(!report.render(.html).contains("Cumulative lift against control"))
     }
 }

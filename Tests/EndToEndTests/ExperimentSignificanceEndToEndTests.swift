@@ -99,6 +99,15 @@ import TestSupport
         #expect(try comparison(warning)["significant"] as? Bool == true)
         #expect(try control(fixture, ["--fail-on", "critical"]).exitStatus == 0)
 
+        // The page draws the lift of yesterday's matured users under the verdict: v1 10 % against control's
+        // 50 %, a relative lift of 0.1 / 0.5 − 1 = −80 %.
+        let page = try CardinalCLI.succeed(
+            ["report", "control", "--app", IngestFixture.appName, "--campaign", "spring", "--from", Self.yesterday,
+             "--to", Self.yesterday, "--format", "html", "--database-url", url]
+        )
+        #expect(page.contains("<h3>Cumulative lift against control</h3>"))
+        #expect(page.contains("<tr><td>\(Self.yesterday)</td><td class=\"number\">-80%</td>"), "\(page)")
+
         // Back to the default rule, sequential, which the campaign list shows.
         try CardinalCLI.succeed([
             "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--clear-significance",

@@ -9,8 +9,9 @@ extension ControlReport {
     /// the table and the page say so, naming the scope; CSV keeps its header and JSON its empty `campaigns`.
     /// A canvas report (`--canvas`) has `campaign_id` null and `canvas_id` set (its table's id column is
     /// `canvas_id`); a campaign's further conversion events are in `conversions`, and follow the primary's
-    /// rows in the table and on the page.
-    public func render(_ format: OutputFormat) -> String {
+    /// rows in the table and on the page. The HTML page draws each campaign's cumulative lift from `lifts`
+    /// (``CumulativeLift/ofCampaigns(in:session:)``) when given; the other formats do not use it.
+    public func render(_ format: OutputFormat, lifts: [CampaignKey: CumulativeLift]? = nil) -> String {
         let emptyLine = ReportText.nothing("campaigns with a conversion event or a control arm", for: scope)
         switch format {
         case .table where campaigns.isEmpty: return emptyLine + "\n"
@@ -25,10 +26,21 @@ extension ControlReport {
                 sections: campaigns.map { campaign in
                     HTMLPage.Section(heading: "\(campaign.isCanvas ? "Canvas" : "Campaign") \(campaign.campaignID) "
                                          + "(\(campaign.app))",
-                                     body: ExperimentVerdict.html(campaign, rule: significance(of: campaign).rule))
+                                     body: ExperimentVerdict.html(campaign, rule: significance(of: campaign).rule)
+                                         + liftHTML(of: campaign, lifts))
                 } + (campaigns.isEmpty ? [] : [PageDefinitions.section])
             ).render()
         }
+    }
+
+    /// A campaign's cumulative lift chart under its own heading, when `lifts` were read; nothing for a canvas,
+    /// whose days `control_arm_days` does not give.
+    private func liftHTML(of campaign: ControlCampaign, _ lifts: [CampaignKey: CumulativeLift]?) -> String {
+        guard let lifts, !campaign.isCanvas else {
+            return ""
+        }
+        return "<h3>Cumulative lift against control</h3>\n"
+            + CumulativeLiftChart.html(lifts[CampaignKey(app: campaign.app, campaignID: campaign.campaignID)])
     }
 
     /// The JSON document.

@@ -61,8 +61,9 @@ struct ReportControlCommand: ConversionReportCommand {
             }
             scope.canvas = canvas
         }
+        let session = try parsed.session(for: scope)
         let report = try ControlReport.run(
-            session: try parsed.session(for: scope), scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
+            session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf),
             conversion: parsed.conversion, window: parsed.window, significance: parsed.significance,
             targetLift: parsed.targetLift, cuped: parsed.cuped
         )
@@ -73,7 +74,10 @@ struct ReportControlCommand: ConversionReportCommand {
                 'cardinal campaigns set --campaign \(campaign.campaignID) --conversion NAME' or pass --conversion
                 """)
         }
-        Console.print(report.render(parsed.format))
+        // The page draws each campaign's lift day by day, one control_arm_days read per campaign; the other
+        // formats have no use for it.
+        let lifts = parsed.format == .html ? try CumulativeLift.ofCampaigns(in: report, session: session) : nil
+        Console.print(report.render(parsed.format, lifts: lifts))
         if let threshold = parsed.failOn, threshold.isTripped(by: report.findings) {
             throw CommandExit(code: ExitCode.findings)
         }

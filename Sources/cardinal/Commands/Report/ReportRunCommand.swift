@@ -86,7 +86,7 @@ struct ReportRunCommand: DatabaseCommand, LoggingCommand {
         log.step("report run \(run.runID): reading the daily series for the pages")
         let daily = try UniqueImpressionsReport.run(session: session, scope: run.uniqueImpressions.scope, by: .day)
         log.step("report run \(run.runID): reading the experiments' lift day by day")
-        let lifts = try CumulativeLift.ofCampaigns(in: run, session: session)
+        let lifts = try CumulativeLift.ofCampaigns(in: run.control, session: session)
         log.step("report run \(run.runID): drawing the pages of \(run.control.campaigns.count.formatted()) campaigns")
         let pages = ReportRunPages(run: run, daily: daily.rows, lifts: lifts)
         let folder = URL(filePath: directory, directoryHint: .isDirectory)
