@@ -74,6 +74,17 @@ import Testing
         #expect(second.contains("<td class=\"number\">no</td>"))
     }
 
+    @Test("The forest plot draws Katz's fixed-horizon interval as the whisker over the always-valid interval as a shaded bar")
+    func forestPlotBands() throws {
+        let html = report(control: 500, variant: 600, setting: nil, option: nil).render(.html)
+        let plot = try #require(html.components(separatedBy: "<svg class=\"chart forest-plot\"").dropFirst().first)
+        // 600 against 500 of 10,000: lift 0.2, Katz [0.069212, 0.346786], always-valid [−0.020943, 0.420943]
+        // (worked by hand in CumulativeLiftTests).
+        #expect(plot.contains("<title>v1: 20% [6.92%, 34.68%], always-valid [-2.09%, 42.09%]</title>"), "\(plot)")
+        #expect(plot.components(separatedBy: "<rect class=\"band\"").count - 1 == 1)
+        #expect(plot.components(separatedBy: "<line class=\"whisker\"").count - 1 == 1)
+    }
+
     @Test("--significance overrides every campaign's setting, and the output says it came from the option")
     func optionOverrides() throws {
         let judged = comparisons(report(control: 500, variant: 600, campaigns: 2, setting: .fixed, option: .sequential))

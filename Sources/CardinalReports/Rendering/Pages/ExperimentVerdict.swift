@@ -4,7 +4,8 @@ import CardinalStore
 /// one table row per arm with the columns of the control report, for the primary conversion event and then
 /// for each further one.
 enum ExperimentVerdict {
-    /// The forest plot of each variant's lift, the comparison table and the sample ratio verdict; `rule` decides
+    /// The forest plot of each variant's lift (Katz's fixed-horizon interval as a whisker over the always-valid
+    /// interval as a shaded bar), the comparison table and the sample ratio verdict; `rule` decides
     /// the table's `significant` column, as it does the control report's.
     static func html(_ experiment: ControlCampaign?, rule: SignificanceRule) -> String {
         guard let experiment else {
@@ -17,10 +18,12 @@ enum ExperimentVerdict {
         }
         let rows = experiment.comparisons.map { comparison in
             IntervalPlot.Row(label: comparison.variantID ?? ControlArm.defaultVariantName,
-                             estimate: comparison.statistics.relativeLift, interval: comparison.statistics.relativeLiftCI95)
+                             estimate: comparison.statistics.relativeLift, interval: comparison.statistics.relativeLiftCI95,
+                             band: comparison.statistics.alwaysValid.relativeLiftInterval)
         }
         if !rows.isEmpty {
-            html += IntervalPlot(title: "Relative lift of each variant over control, 95 % interval (0 = same as control)",
+            html += IntervalPlot(title: "Relative lift of each variant over control (0 = same as control): the whisker "
+                                     + "is the fixed-horizon 95 % interval, the shaded bar the always-valid one",
                                  rows: rows, reference: 0, cssClass: "forest-plot").render()
         }
         html += armsTable(arms: experiment.arms, comparisons: experiment.comparisons, rule: rule)

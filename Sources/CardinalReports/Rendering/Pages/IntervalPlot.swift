@@ -1,5 +1,5 @@
-/// Estimates with their 95 % intervals, one row per arm, drawn as inline SVG: a marker at the estimate and a
-/// whisker across the interval, against an optional reference line (0 for a lift, so that a whisker that
+/// Estimates with their 95 % intervals, one row per arm, drawn as inline SVG: a marker at the estimate, a
+/// whisker across the interval and, where given, a shaded bar across a second, wider one, against an optional reference line (0 for a lift, so that a whisker that
 /// crosses it reads "not different from control"). The rates chart and the forest plot are both this.
 struct IntervalPlot: Sendable, Equatable {
     /// One row.
@@ -10,6 +10,9 @@ struct IntervalPlot: Sendable, Equatable {
         var estimate: Double?
         /// The 95 % interval; `nil` draws the estimate alone.
         var interval: Interval?
+        /// A second, wider interval drawn as a shaded bar behind the whisker (the forest plot's always-valid
+        /// interval, beside the fixed-horizon whisker); `nil` for none.
+        var band: Interval? = nil
     }
 
     /// The chart's title, shown as the caption and as the SVG `<title>`.
@@ -46,6 +49,10 @@ struct IntervalPlot: Sendable, Equatable {
             let look = ChartStyle.series(index)
             svg += "<g class=\"interval-row\" data-label=\"\(HTMLPage.escape(row.label))\"><title>\(HTMLPage.escape(describe(row)))</title>"
             svg += "<text class=\"label\" x=\"\(Int(Self.labelWidth - 8))\" y=\"\(SVGNumber.text(rowY))\" text-anchor=\"end\" dy=\"0.3em\">\(HTMLPage.escape(Self.shortened(row.label)))</text>"
+            if let band = row.band {
+                let left = x(band.lower)
+                svg += "<rect class=\"band\" x=\"\(SVGNumber.text(left))\" y=\"\(SVGNumber.text(rowY - 6))\" width=\"\(SVGNumber.text(x(band.upper) - left))\" height=\"12\" fill=\"\(look.colour)\" fill-opacity=\"0.2\" stroke=\"none\"/>"
+            }
             if let interval = row.interval {
                 svg += "<line class=\"whisker\" x1=\"\(SVGNumber.text(x(interval.lower)))\" y1=\"\(SVGNumber.text(rowY))\" x2=\"\(SVGNumber.text(x(interval.upper)))\" y2=\"\(SVGNumber.text(rowY))\" stroke=\"\(look.colour)\"/>"
             }
@@ -70,13 +77,16 @@ struct IntervalPlot: Sendable, Equatable {
             return "\(row.label): undefined"
         }
         let interval = row.interval.map { " [\(SVGNumber.percent($0.lower)), \(SVGNumber.percent($0.upper))]" } ?? ""
-        return "\(row.label): \(SVGNumber.percent(estimate))\(interval)"
+        let band = row.band.map { ", always-valid [\(SVGNumber.percent($0.lower)), \(SVGNumber.percent($0.upper))]" } ?? ""
+        return "\(row.label): \(SVGNumber.percent(estimate))\(interval)\(band)"
     }
 
-    /// The range of the x axis: every estimate, interval end and the reference, padded by 5 % on each side;
+    /// The range of the x axis: every estimate, interval and band end and the reference, padded by 5 % on each side;
     /// a single value gets a range around it.
     private var domain: (Double, Double) {
-        var values = rows.flatMap { [$0.estimate, $0.interval?.lower, $0.interval?.upper].compactMap { $0 } }
+        var values = rows.flatMap {
+            [$0.estimate, $0.interval?.lower, $0.interval?.upper, $0.band?.lower, $0.band?.upper].compactMap { $0 }
+        }
         if let reference {
             values.append(reference)
         }
