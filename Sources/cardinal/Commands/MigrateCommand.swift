@@ -10,9 +10,9 @@ struct MigrateCommand: DatabaseCommand, ListingCommand {
     static let discussion: String? = """
         Each versioned migration runs in its own transaction under an advisory lock, so concurrent runs are safe; \
         applied files are recorded with a checksum and a file changed after it was applied is refused. Then, when \
-        any code file (functions, views, triggers) changed since it was last applied, every code file is applied \
-        again in one transaction; a function, view or trigger that no code file declares fails the run. On a \
-        terminal, standard error shows the step under way.
+        any code file (functions, views, triggers) changed since it was last applied or a migration was just \
+        applied, every code file is applied again in one transaction; a function, view or trigger that no code \
+        file declares fails the run. On a terminal, standard error shows the step under way.
         """
 
     let databaseURL = CommonOptions.databaseURL
