@@ -64,7 +64,7 @@ public struct Migrator {
                 willApply(migration, index + 1, pending.count)
                 try apply(migration)
             }
-            guard try !code.isEmpty && (!pending.isEmpty || codeChanged()) else {
+            guard try !code.isEmpty && (!pending.isEmpty || lastCodeRun().changed) else {
                 return Outcome(migrations: pending, code: [])
             }
             willApplyCode(code.count)
@@ -236,10 +236,6 @@ public struct Migrator {
     /// counts as a change as much as editing one.
     private func codeChecksum() throws -> String {
         try checksum(of: code.map { "\($0.fileName) \($0.sql.utf8.count)\n\($0.sql)" }.joined())
-    }
-
-    private func codeChanged() throws -> Bool {
-        try !code.isEmpty && lastCodeRun().changed
     }
 
     /// Applies every code file in one transaction, then refuses the result if the schema holds a function, view

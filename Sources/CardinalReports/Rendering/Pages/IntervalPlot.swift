@@ -1,6 +1,6 @@
 /// Estimates with their 95 % intervals, one row per arm, drawn as inline SVG: a marker at the estimate, a
-/// whisker across the interval and, where given, a shaded bar across a second, wider one, against an optional reference line (0 for a lift, so that a whisker that
-/// crosses it reads "not different from control"). The rates chart and the forest plot are both this.
+/// whisker across the interval and, where given, a shaded bar across a second, wider one, against an optional
+/// reference line (0 for a lift, so that a whisker that crosses it reads "not different from control"). The rates chart and the forest plot are both this.
 struct IntervalPlot: Sendable, Equatable {
     /// One row.
     struct Row: Sendable, Equatable {
@@ -81,8 +81,8 @@ struct IntervalPlot: Sendable, Equatable {
         return "\(row.label): \(SVGNumber.percent(estimate))\(interval)\(band)"
     }
 
-    /// The range of the x axis: every estimate, interval and band end and the reference, padded by 5 % on each side;
-    /// a single value gets a range around it.
+    /// The range of the x axis: every estimate, interval and band end and the reference, padded by 5 % on each
+    /// side; a single value gets a range around it.
     private var domain: (Double, Double) {
         var values = rows.flatMap {
             [$0.estimate, $0.interval?.lower, $0.interval?.upper, $0.band?.lower, $0.band?.upper].compactMap { $0 }

@@ -19,8 +19,8 @@ public struct ReportRunPages: Sendable {
     /// - Parameters:
     ///   - run: The stored run.
     ///   - daily: The run's unique-impressions rows broken down by day (the run stores totals only).
-    ///   - lifts: The experiments' lift day by day (``CumulativeLift/ofCampaigns(in:session:)`` of the run's control report), which the run
-    ///     does not store either.
+    ///   - lifts: The experiments' lift day by day (``CumulativeLift/ofCampaigns(in:session:)`` of the run's
+    ///     control report), which the run does not store either.
     public init(run: ScheduledReportRun, daily: [UniqueImpressionsRow],
                 lifts: [ControlReport.CampaignKey: CumulativeLift] = [:]) {
         let campaigns = Self.campaignKeys(run)
