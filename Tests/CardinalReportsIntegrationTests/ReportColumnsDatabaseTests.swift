@@ -5,9 +5,21 @@ import Foundation
 @_spi(PositionalParameters) import PostgresClient
 import Testing
 
-/// The column lists (``UniqueImpressionsRow/columns``, ``AnomalyFinding/columns``) against the database they
-/// describe: the SQL functions' results and the stored-run tables, whose names cannot change in landed migrations.
+/// The column lists (``UniqueImpressionsRow/columns``, ``AnomalyFinding/columns``,
+/// ``ControlReportRecord/storedColumnNames``) against the database they describe: the SQL functions' results and
+/// the stored-run tables, whose names cannot change in landed migrations.
 @Suite struct ReportColumnsDatabaseTests {
+    /// The columns of table `cardinal.<table>`, in order.
+    private func tableColumns(_ scenario: ReportScenario, _ table: String) throws -> [String] {
+        try scenario.connection.query(
+            """
+            select column_name from information_schema.columns
+            where table_schema = 'cardinal' and table_name = $1 order by ordinal_position
+            """,
+            [table]
+        ).map { try $0.decode(String.self, at: 0) }
+    }
+
     @Test("The column list names every result column of cardinal.unique_impressions, in order")
     func resultColumns() throws {
         let scenario = try ReportScenario()
@@ -23,12 +35,7 @@ import Testing
     func storedColumns() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
-        let names = try scenario.connection.query(
-            """
-            select column_name from information_schema.columns
-            where table_schema = 'cardinal' and table_name = 'report_unique_impressions' order by ordinal_position
-            """
-        ).map { try $0.decode(String.self, at: 0) }
+        let names = try tableColumns(scenario, "report_unique_impressions")
         #expect(names == ["run_id", "position"] + UniqueImpressionsRow.columns.stored.compactMap(\.storedName))
     }
 
@@ -58,13 +65,16 @@ import Testing
             [scenario.day(10), scenario.day(10)]
         )
         #expect(result.columns == AnomalyFinding.columns.all.map(\.resultName))
-        let stored = try scenario.connection.query(
-            """
-            select column_name from information_schema.columns
-            where table_schema = 'cardinal' and table_name = 'report_anomalies' order by ordinal_position
-            """
-        ).map { try $0.decode(String.self, at: 0) }
+        let stored = try tableColumns(scenario, "report_anomalies")
         #expect(stored == ["run_id", "position"] + AnomalyFinding.columns.stored.compactMap(\.storedName))
+    }
+
+    @Test("report_control has run_id, position, then the control record's stored columns, in order")
+    func controlStoredColumns() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        let names = try tableColumns(scenario, "report_control")
+        #expect(names == ["run_id", "position"] + ControlReportRecord.storedColumnNames)
     }
 
     @Test("A stored run reads back as the findings the anomalies report computed")

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresClient
 import Testing
 import TestSupport
 
@@ -207,6 +208,58 @@ import TestSupport
         #expect(abs((Double(variantRow[column]) ?? -1) - 0.5) < 1e-9, "\(variantRow)")
         let controlRow = try #require(csv.first { $0.count == header.count && $0[4] == "control" })
         #expect(controlRow[column].isEmpty, "\(controlRow)")
+    }
+
+    @Test("report run --cuped stores the CUPED numbers of control --cuped in latest_control and on the campaign page; without it they stay NULL")
+    func storedRunCUPED() throws {
+        let fixture = try IngestFixture()
+        let daemon = try fixture.startDaemon()
+        #expect(try fixture.client(of: daemon).ingest(Self.cupedCampaign).counts == .accepted(Self.cupedCampaign.count))
+        daemon.stop()
+        let url = fixture.database.url
+        try CardinalCLI.succeed([
+            "campaigns", "set", "--app", IngestFixture.appName, "--campaign", "spring", "--conversion", "purchase",
+            "--window", "1h", "--cuped-window", "1d", "--database-url", url,
+        ])
+        let pages = FileManager.default.temporaryDirectory.appending(path: "cardinal-cuped-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: pages) }
+        try CardinalCLI.succeed(["report", "run", "--cuped", "--since", Self.yesterday, "--html", pages.path,
+                                 "--database-url", url])
+        // The numbers worked out in controlReportCUPED: θ 1/2, difference 1/2 in [−0.192951, 1.192951], lift 1,
+        // p 0.157299, variance reduction 1/2, over the campaign's 1-day window.
+        let connection = try fixture.database.connect()
+        let columns: PostgresQuery = """
+            cuped_window::text, cuped_theta, cuped_difference, cuped_difference_ci95_lower, cuped_difference_ci95_upper,
+            cuped_lift, cuped_p_value, cuped_variance_reduction
+            """
+        let stored = try connection.query("select control, \(columns) from cardinal.latest_control order by position")
+        #expect(stored.count == 2)
+        let control = try #require(stored.first)
+        #expect(try control.decode(String?.self, column: "cuped_window") == "1 day")
+        #expect(try control.decode(Double?.self, column: "cuped_difference") == nil)
+        let variant = try #require(stored.last)
+        #expect(try variant.decode(String?.self, column: "cuped_window") == "1 day")
+        let expected: [(String, Double)] = [
+            ("cuped_theta", 0.5), ("cuped_difference", 0.5), ("cuped_difference_ci95_lower", -0.192951),
+            ("cuped_difference_ci95_upper", 1.192951), ("cuped_lift", 1), ("cuped_p_value", 0.157299),
+            ("cuped_variance_reduction", 0.5),
+        ]
+        for (column, value) in expected {
+            let found = try #require(try variant.decode(Double?.self, column: column), "\(column) is NULL")
+            #expect(abs(found - value) < 1e-6, "\(column) is \(found), not \(value)")
+        }
+        let pageName = try #require(try FileManager.default.contentsOfDirectory(atPath: pages.path)
+            .first { $0.hasPrefix("campaign-") && $0.hasSuffix("spring.html") })
+        let page = try String(contentsOf: pages.appending(path: pageName), encoding: .utf8)
+        #expect(page.contains("Adjusted by CUPED on each user's conversions in the 1d before exposure"))
+        #expect(page.contains("<td class=\"number\">0.1573</td><td class=\"number\">0.5000</td>"), "\(page)")
+
+        // A nightly run without --cuped reads no covariate: its rows have no CUPED number.
+        try CardinalCLI.succeed(["report", "run", "--since", Self.yesterday, "--database-url", url])
+        let plain = try connection.query(
+            "select \(columns) from cardinal.latest_control where cuped_window is not null or cuped_theta is not null"
+        )
+        #expect(plain.isEmpty)
     }
 
     /// An event of step `step` of canvas `onboarding` at `minutes` after yesterday noon.

@@ -15,7 +15,8 @@ extension ControlReport {
                     asOf: campaign.asOf
                 )
                 record.rate = arm.rate
-                if !arm.control, let statistics = campaign.comparisons.first(where: { $0.variantID == arm.variantID })?.statistics {
+                let comparison = arm.control ? nil : campaign.comparisons.first { $0.variantID == arm.variantID }
+                if let statistics = comparison?.statistics {
                     record.difference = statistics.difference
                     record.differenceLower = statistics.differenceCI95?.lower
                     record.differenceUpper = statistics.differenceCI95?.upper
@@ -29,6 +30,7 @@ extension ControlReport {
                     record.chanceToBeatControl = statistics.chanceToBeatControl
                     record.storeExperimentColumns(statistics, of: arm, in: campaign, report: self)
                 }
+                record.storeCUPEDColumns(comparison?.cuped, window: campaign.cupedWindow)
                 (record.significance, record.significanceSource) = significance(of: campaign)
                 if let check = campaign.sampleRatio.check {
                     record.srmChi2 = check.chi2

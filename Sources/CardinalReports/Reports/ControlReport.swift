@@ -56,8 +56,8 @@ public struct ControlReport: Sendable, Equatable {
     ///   - significance: Which numbers decide `significant` for every campaign; `nil`: each campaign's setting.
     ///   - targetLift: The relative lift the power figures plan for, if any.
     ///   - cuped: Whether to adjust the comparisons by CUPED, which reads each matured user's pre-exposure
-    ///     conversions: `cardinal report control` does; the anomalies report and the stored run, which show no
-    ///     CUPED number, save that read.
+    ///     conversions: `cardinal report control --cuped` and `report run --cuped` do; without it the report
+    ///     saves that read.
     /// - Throws: `PostgresError`, ``ReportDecodingError``.
     public static func run(
         session: ReportSession, scope: ReportScope, asOf: Date, conversion: String? = nil,

@@ -18,4 +18,19 @@ extension ControlReportRecord {
         minimumDetectableDifference = figures?.minimumDetectableDifference
         minimumDetectableLift = figures?.minimumDetectableLift
     }
+
+    /// Fills the CUPED columns (migration 0095): the campaign's window on every row of a campaign whose report
+    /// computed CUPED, the adjusted numbers on a variant row CUPED adjusted.
+    mutating func storeCUPEDColumns(_ cuped: CUPEDComparison?, window: CUPEDWindow?) {
+        cupedWindow = window
+        cupedTheta = cuped?.theta
+        cupedDifference = cuped?.difference
+        cupedDifferenceLower = cuped?.differenceCI95?.lower
+        cupedDifferenceUpper = cuped?.differenceCI95?.upper
+        cupedLift = cuped?.relativeLift
+        cupedLiftLower = cuped?.relativeLiftCI95?.lower
+        cupedLiftUpper = cuped?.relativeLiftCI95?.upper
+        cupedPValue = cuped?.pValue
+        cupedVarianceReduction = cuped?.varianceReduction
+    }
 }

@@ -23,9 +23,11 @@ public struct ScheduledReportRun: Sendable, Equatable {
     ///   - asOf: The maturity cut-off of the control report.
     ///   - store: Where the run is recorded and its results stored; `nil`: the session's database. A session on a
     ///     hot standby reads there and stores the run on the primary through this (docs/production-topology.md).
+    ///   - cuped: Whether the control report adjusts its comparisons by CUPED and the run stores them; that reads
+    ///     every matured user's pre-exposure conversions, so it is asked for.
     ///   - progress: Called as each step starts, for a progress line.
     public static func perform(
-        session: ReportSession, scope: ReportScope, asOf: Date, store: ReportRunStore? = nil,
+        session: ReportSession, scope: ReportScope, asOf: Date, store: ReportRunStore? = nil, cuped: Bool = false,
         progress: (Step) -> Void = { _ in }
     ) throws -> ScheduledReportRun {
         let store = store ?? session.runs
@@ -34,7 +36,7 @@ public struct ScheduledReportRun: Sendable, Equatable {
             progress(.uniqueImpressions)
             let uniqueImpressions = try UniqueImpressionsReport.run(session: session, scope: scope)
             progress(.control)
-            let control = try ControlReport.run(session: session, scope: scope, asOf: asOf)
+            let control = try ControlReport.run(session: session, scope: scope, asOf: asOf, cuped: cuped)
             progress(.anomalies)
             let anomalies = try AnomaliesReport.run(session: session, scope: scope, control: control)
             progress(.storing)

@@ -67,6 +67,27 @@ public struct ControlReportRecord: Sendable, Equatable {
     public var minimumDetectableDifference: Double?
     /// ``minimumDetectableDifference`` relative to the control rate.
     public var minimumDetectableLift: Double?
+    /// CUPED's pre-exposure window of the campaign (on every row of the campaign); `nil` when the run did not
+    /// compute CUPED.
+    public var cupedWindow: CUPEDWindow?
+    /// CUPED's θ, the regression coefficient of conversion on the covariate over both arms.
+    public var cupedTheta: Double?
+    /// The CUPED-adjusted difference.
+    public var cupedDifference: Double?
+    /// 95% interval of ``cupedDifference``, lower bound.
+    public var cupedDifferenceLower: Double?
+    /// 95% interval of ``cupedDifference``, upper bound.
+    public var cupedDifferenceUpper: Double?
+    /// ``cupedDifference`` relative to control's unadjusted rate.
+    public var cupedLift: Double?
+    /// 95% interval of ``cupedLift``, lower bound.
+    public var cupedLiftLower: Double?
+    /// 95% interval of ``cupedLift``, upper bound.
+    public var cupedLiftUpper: Double?
+    /// Two-sided p-value of ``cupedDifference``, not Holm-adjusted.
+    public var cupedPValue: Double?
+    /// The share of the difference's variance CUPED removed.
+    public var cupedVarianceReduction: Double?
 
     /// Creates a record of `arm`; every statistic starts undefined.
     public init(arm: ControlArmRow, asOf: Date) {

@@ -85,28 +85,12 @@ public struct ReportColumns<Row: Sendable>: Sendable {
         column.kind == .breakdown ? breakdown?.rawValue : column.name
     }
 
-    /// `insert into <table> (run_id, position, …) select <run>, r.position, r.… from jsonb_to_recordset(<rows>) …`:
-    /// one statement per table however many rows, every value typed by the column list, the JSON keys being
-    /// the table's column names (see ``storedJSON(_:)``).
+    /// The insert of `rows` into the stored-run table `table` under run `runID` (``StoredRunInsert``), the
+    /// JSON keys being the stored column names.
     func insertStatement(into table: PostgresQuery, runID: Int64, rows: [Row]) -> PostgresQuery {
-        let recordColumns: [PostgresQuery] = stored.map { "\(identifier: $0.storedName ?? $0.resultName) \($0.sqlType)" }
-        return """
-            insert into \(table) (run_id, position, \(identifiers: storedNames))
-            select \(runID), r.position, \(storedNames.map { PostgresQuery.identifier(["r", $0]) }.joined(separator: ", "))
-            from jsonb_to_recordset(\(storedJSON(rows))::jsonb) as r (
-                position integer, \(recordColumns.joined(separator: ", ")))
-            """
-    }
-
-    /// The rows as the JSON array of ``insertStatement(into:runID:rows:)``: one object per row keyed by stored
-    /// column name, positions counting from 1.
-    func storedJSON(_ rows: [Row]) -> PostgresJSON {
-        let objects = rows.enumerated().map { offset, row in
-            ReportJSON.object(
-                [("position", ReportJSON.integer(offset + 1))]
-                    + stored.map { ($0.storedName ?? "", $0.json(row)) }
-            )
-        }
-        return PostgresJSON(text: JSONValue.array(objects).compactText)
+        let insert = StoredRunInsert(columns: stored.map {
+            StoredRunInsert.Column(name: $0.storedName ?? $0.resultName, sqlType: $0.sqlType)
+        })
+        return insert.statement(into: table, runID: runID, rows: rows.map { row in stored.map { $0.json(row) } })
     }
 }

@@ -27,6 +27,7 @@ enum ExperimentVerdict {
                                  rows: rows, reference: 0, cssClass: "forest-plot").render()
         }
         html += armsTable(arms: experiment.arms, comparisons: experiment.comparisons, rule: rule)
+        html += cupedTable(experiment)
         for conversion in experiment.furtherConversions {
             html += "<h3>Conversion event \(HTMLPage.escape(conversion.conversionEvent)) (secondary; Holm over every "
                 + "variant and secondary event)</h3>\n"
@@ -81,6 +82,32 @@ enum ExperimentVerdict {
                 CellFormat.fixed(statistics?.chanceToBeatControl),
             ]
             html += "<tr\(arm.control ? " class=\"control\"" : "")><th scope=\"row\">\(HTMLPage.escape(arm.splitName))</th>"
+            html += cells.map { "<td class=\"number\">\(HTMLPage.escape($0 ?? "–"))</td>" }.joined() + "</tr>\n"
+        }
+        return html + "</tbody></table>\n"
+    }
+
+    /// The variants CUPED adjusted (a run with `--cuped`): the adjusted lift with its interval beside the
+    /// unadjusted one, the p-value and the variance removed; nothing when no variant was adjusted.
+    static func cupedTable(_ experiment: ControlCampaign) -> String {
+        let adjusted = experiment.comparisons.compactMap { comparison in
+            comparison.cuped.map { (comparison, $0) }
+        }
+        guard let window = experiment.cupedWindow, !adjusted.isEmpty else {
+            return ""
+        }
+        var html = "<p>Adjusted by CUPED on each user's conversions in the \(HTMLPage.escape(window.description)) "
+            + "before exposure (p-values not Holm-adjusted; they do not decide significance):</p>\n"
+        html += "<table class=\"arms\"><thead><tr><th>variant</th><th>relative lift [95 %]</th>"
+            + "<th>CUPED lift [95 %]</th><th>CUPED p-value</th><th>variance reduction</th></tr></thead><tbody>\n"
+        for (comparison, cuped) in adjusted {
+            let cells: [String?] = [
+                withInterval(comparison.statistics.relativeLift, comparison.statistics.relativeLiftCI95),
+                withInterval(cuped.relativeLift, cuped.relativeLiftCI95),
+                CellFormat.significant(cuped.pValue), CellFormat.fixed(cuped.varianceReduction),
+            ]
+            let name = comparison.variantID ?? ControlArm.defaultVariantName
+            html += "<tr><th scope=\"row\">\(HTMLPage.escape(name))</th>"
             html += cells.map { "<td class=\"number\">\(HTMLPage.escape($0 ?? "–"))</td>" }.joined() + "</tr>\n"
         }
         return html + "</tbody></table>\n"

@@ -10,7 +10,8 @@ struct ReportRunCommand: DatabaseCommand, LoggingCommand {
     static let abstract = "The scheduled job: compute every report for the recent days and store it as a new run."
     static let discussion: String? = """
         Results go to cardinal.report_runs and the report tables; read them with the views \
-        cardinal.latest_unique_impressions, latest_anomalies and latest_control. Prints the run id. \
+        cardinal.latest_unique_impressions, latest_anomalies and latest_control (with --cuped, its cuped_ \
+        columns too). Prints the run id. \
         For cron: 15 3 * * * cardinal report run --fail-on critical (exit 3 mails the findings). On a \
         terminal, standard error shows the step under way; otherwise it gets log lines of the start, \
         each step and the outcome, in cardinald's format.
@@ -25,6 +26,10 @@ struct ReportRunCommand: DatabaseCommand, LoggingCommand {
     let html = Option("html", help: "Also write the run's pages to this directory: index.html and one "
                           + "self-contained page per campaign, with charts.", valueName: "dir")
     let includeTest = ReportOptions.includeTest
+    let cuped = Flag(
+        "cuped", help: "Also store each variant's CUPED adjustment (as report control --cuped); it reads every "
+            + "matured user's conversions before exposure."
+    )
     let storeURL = Option("store-url", help: "Store the run in this database (the primary) while the reports read "
                               + "--database-url (a hot standby). Default: --database-url.", valueName: "url")
     let logLevel = CommonOptions.logLevel
@@ -42,7 +47,8 @@ struct ReportRunCommand: DatabaseCommand, LoggingCommand {
                 ReportRunStore(connection: try PostgresConnection(connectionString: $0))
             }
             let run = try ScheduledReportRun.perform(
-                session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf), store: store
+                session: session, scope: scope, asOf: ReportOptions.asOf(parsed.asOf), store: store,
+                cuped: parsed.cuped
             ) {
                 log.step("report run: \($0), \($0.position)")
             }
