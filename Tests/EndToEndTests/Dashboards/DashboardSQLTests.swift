@@ -57,8 +57,8 @@ import Testing
                 }
             }
         }
-        // Engagement 7 panels, Integration health 5 × 3 (defaults, $app at All, $severity at All), Experiments 6, Reports 3.
-        #expect(statements == 31)
+        // Engagement 7 panels, Integration health 5 × 3 (defaults, $app at All, $severity at All), Experiments 7, Reports 3.
+        #expect(statements == 32)
     }
 
     /// What each visualization needs of its query's columns.

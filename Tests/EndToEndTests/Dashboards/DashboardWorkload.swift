@@ -7,7 +7,8 @@ import Foundation
 /// Campaign `spring` of the fixture's app, yesterday from 10:00 UTC: 20 users in each of the arms control, v1
 /// and v2. Even users are on iOS with SDK 5.1.0, odd ones on Android with SDK 5.2.0. Every user sees the
 /// message once (control users a control impression); every fourth variant user clicks, every fifth
-/// dismisses; every third user of each arm buys within the one-hour window. Three more Android 5.2.0 users
+/// dismisses; every third user of each arm buys within the one-hour window, and every fourth bought an hour
+/// before the impression (CUPED's covariate, which the run stores with --cuped). Three more Android 5.2.0 users
 /// send a v2 dismissal without any impression: the bug the Integration health dashboard must show. One event
 /// with an unknown field is rejected.
 enum DashboardWorkload {
@@ -42,6 +43,9 @@ enum DashboardWorkload {
                 if index.isMultiple(of: 3) {
                     events.append(conversion(user: user, minutes: minute + 10))
                 }
+                if index.isMultiple(of: 4) {
+                    events.append(conversion(user: user, minutes: minute - 60))
+                }
             }
         }
         for index in 0..<usersWithoutImpression {
@@ -54,7 +58,7 @@ enum DashboardWorkload {
     }
 
     /// Posts the events through a daemon of `fixture`, then folds, sets the campaign's conversion and stores a
-    /// report run with the real `cardinal`.
+    /// report run with CUPED with the real `cardinal`.
     static func load(into fixture: IngestFixture) throws {
         let daemon = try fixture.startDaemon()
         defer { daemon.stop() }
@@ -69,7 +73,7 @@ enum DashboardWorkload {
             "campaigns", "set", "--app", IngestFixture.appName, "--campaign", campaign, "--conversion", "purchase",
             "--window", "1h", "--split", "control=1,v1=1,v2=1", "--database-url", url,
         ])
-        try CardinalCLI.succeed(["report", "run", "--database-url", url])
+        try CardinalCLI.succeed(["report", "run", "--cuped", "--database-url", url])
     }
 
     private static func message(_ type: String, user: String, minutes: Double, extra: String) -> TestEvent {
