@@ -34,8 +34,13 @@ extension Event {
         add(.osVersion, osVersion)
         add(.test, test ? JSONValue.bool(true) : nil)
         add(.name, conversionName)
-        add(.value, value.map { "\($0)" })
+        // A purchase's value is its price × quantity: sent again, the two would be refused together.
+        add(.value, price == nil ? value.map { "\($0)" } : nil)
         add(.currency, currency)
+        add(.productID, productID)
+        add(.price, price.map { "\($0)" })
+        add(.quantity, quantity.map { JSONValue.number(String($0)) })
+        add(.orderID, orderID)
         if let propertiesJSON, let properties = try? JSONValue.parse(propertiesJSON) {
             add(.properties, properties)
         }

@@ -49,6 +49,14 @@ public struct Event: Sendable, Equatable {
     public var value: Decimal?
     /// The currency of `value` (`currency`): an ISO 4217 code of three upper-case letters.
     public var currency: String?
+    /// The product a purchase is of (`product_id`).
+    public var productID: String?
+    /// A purchase's unit price (`price`); `value` is then `price × quantity`.
+    public var price: Decimal?
+    /// The units a purchase is of (`quantity`); set exactly when `price` is.
+    public var quantity: Int?
+    /// The order a conversion belongs to (`order_id`).
+    public var orderID: String?
     /// The `properties` object as compact JSON text (member order and number text as received).
     public var propertiesJSON: String?
 
@@ -60,6 +68,7 @@ public struct Event: Sendable, Equatable {
         messageID: String? = nil, placementID: String? = nil, buttonID: String? = nil, url: String? = nil,
         platform: Platform? = nil, sdkVersion: String? = nil, appVersion: String? = nil, osVersion: String? = nil,
         test: Bool = false, conversionName: String? = nil, value: Decimal? = nil, currency: String? = nil,
+        productID: String? = nil, price: Decimal? = nil, quantity: Int? = nil, orderID: String? = nil,
         propertiesJSON: String? = nil
     ) {
         self.id = id
@@ -84,6 +93,10 @@ public struct Event: Sendable, Equatable {
         self.conversionName = conversionName
         self.value = value
         self.currency = currency
+        self.productID = productID
+        self.price = price
+        self.quantity = quantity
+        self.orderID = orderID
         self.propertiesJSON = propertiesJSON
     }
 
@@ -99,6 +112,11 @@ public struct Event: Sendable, Equatable {
     /// zeros, exact (no binary floating point on the way), e.g. `"19.99"`, `"150"`, `"-0.5"`.
     public var valueText: String? {
         value?.description
+    }
+
+    /// `price` as canonical decimal text for storage, as ``valueText``.
+    public var priceText: String? {
+        price?.description
     }
 
     /// `time` as whole microseconds since 1970-01-01T00:00:00Z, the precision PostgreSQL stores.

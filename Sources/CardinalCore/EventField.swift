@@ -51,6 +51,14 @@ public enum EventField: String, Sendable, CaseIterable {
     case value
     /// `currency`: the conversion currency.
     case currency
+    /// `product_id`: the product a purchase is of.
+    case productID = "product_id"
+    /// `price`: a purchase's unit price; the value is price × quantity.
+    case price
+    /// `quantity`: the units a purchase is of.
+    case quantity
+    /// `order_id`: the order a conversion belongs to.
+    case orderID = "order_id"
     /// `properties`: a free-form JSON object.
     case properties
 

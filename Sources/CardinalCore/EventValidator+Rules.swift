@@ -64,10 +64,11 @@ extension EventValidator {
         }
     }
 
-    /// `name`, `value`, `currency`: only on a conversion, where `name` is required.
+    /// `name`, `value`, `currency` and the purchase fields: only on a conversion, where `name` is required.
     func readConversion(_ fields: RawEventFields, type: EventType, into event: inout Event) throws(ValidationFailure) {
         guard type == .conversion else {
-            for field in [EventField.name, .value, .currency] where fields.present(field) != nil {
+            let conversionFields: [EventField] = [.name, .value, .currency, .productID, .price, .quantity, .orderID]
+            for field in conversionFields where fields.present(field) != nil {
                 throw .notAllowed(field, on: type, "it belongs to conversions")
             }
             return
@@ -81,45 +82,105 @@ extension EventValidator {
                 message: "field \"name\" is \(ValidationFailure.quoted(name)); a leading \"$\" is reserved for built-in events")
         }
         event.conversionName = name
-        event.value = try conversionValue(fields)
+        event.value = try decimal(.value, fields)
         if let currency = try fields.string(.currency, maxLength: Limits.identifierMaxLength) {
-            guard currency.utf8.count == Limits.currencyCodeLength,
-                  currency.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
-            else {
+            guard ISO4217.isCurrencyCode(currency) else {
                 throw ValidationFailure(
                     code: .invalidValue,
                     message: "field \"currency\" is \(ValidationFailure.quoted(currency)); "
-                        + "expected an ISO 4217 code of three upper-case letters, such as \"USD\"")
+                        + "expected an ISO 4217 currency code such as \"USD\" or \"EUR\"")
             }
             event.currency = currency
         }
+        try readPurchase(fields, into: &event)
     }
 
-    /// `value`: a JSON number or a decimal string, read exactly.
-    private func conversionValue(_ fields: RawEventFields) throws(ValidationFailure) -> Decimal? {
+    /// `product_id`, `price`, `quantity` and `order_id`, as `logPurchase(productId, currency, price, quantity)`
+    /// and the e-commerce events log them. A price makes the value: price × quantity (1 unit when none is given),
+    /// so revenue counts it as any other value; a `value` beside a `price` would say it twice.
+    private func readPurchase(_ fields: RawEventFields, into event: inout Event) throws(ValidationFailure) {
+        event.productID = try fields.string(.productID, maxLength: Limits.identifierMaxLength)
+        event.orderID = try fields.string(.orderID, maxLength: Limits.identifierMaxLength)
+        let quantity = try units(fields)
+        guard let price = try decimal(.price, fields) else {
+            if quantity != nil {
+                throw ValidationFailure(
+                    code: .invalidValue, message: "field \"quantity\" needs a \"price\": a purchase's value is price × quantity")
+            }
+            return
+        }
+        guard event.value == nil else {
+            throw ValidationFailure(
+                code: .invalidValue,
+                message: "fields \"value\" and \"price\" are both given; send the price (and quantity) of a purchase, "
+                    + "or its value, not both")
+        }
+        let count = quantity ?? 1
+        guard let value = Self.purchaseValue(price, count) else {
+            throw ValidationFailure(
+                code: .invalidValue,
+                message: "price × quantity (\(price) × \(count)) has more than \(Limits.valueMaxSignificantDigits) "
+                    + "significant digits, too many to store exactly")
+        }
+        event.price = price
+        event.quantity = count
+        event.value = value
+    }
+
+    /// price × count, exact and storable as a `value` is, or `nil` when it is not.
+    private static func purchaseValue(_ price: Decimal, _ count: Int) -> Decimal? {
+        var result = Decimal()
+        var left = price
+        var right = Decimal(count)
+        guard NSDecimalMultiply(&result, &left, &right, .plain) == .noError,
+              case .success(let checked) = DecimalParser.parse(result.description)
+        else {
+            return nil
+        }
+        return checked
+    }
+
+    /// `quantity`: a whole number of units, at least 1.
+    private func units(_ fields: RawEventFields) throws(ValidationFailure) -> Int? {
+        guard let given = fields.present(.quantity) else { return nil }
+        guard case .number(let text) = given else {
+            throw .wrongType(.quantity, expected: "a whole number", got: given)
+        }
+        guard let count = Int32(text), count >= 1 else {
+            throw ValidationFailure(
+                code: .invalidValue,
+                message: "field \"quantity\" is \(ValidationFailure.shownNumber(text)); expected a whole number of units "
+                    + "from 1 to \(Int32.max)")
+        }
+        return Int(count)
+    }
+
+    /// `value` or `price`: a JSON number or a decimal string, read exactly.
+    private func decimal(_ field: EventField, _ fields: RawEventFields) throws(ValidationFailure) -> Decimal? {
         let text: String
         let shown: String
-        switch fields.present(.value) {
+        switch fields.present(field) {
         case nil: return nil
         case .number(let number)?: (text, shown) = (number, ValidationFailure.shownNumber(number))
         case .string(let string)?: (text, shown) = (string, ValidationFailure.quoted(string))
-        case let other?: throw .wrongType(.value, expected: "a number or a decimal string", got: other)
+        case let other?: throw .wrongType(field, expected: "a number or a decimal string", got: other)
         }
+        let name = ValidationFailure.quoted(field)
         switch DecimalParser.parse(text) {
         case .success(let decimal):
             return decimal
         case .failure(.syntax):
             throw ValidationFailure(
                 code: .invalidValue,
-                message: "field \"value\" is \(shown); expected a decimal number such as 19.99")
+                message: "field \(name) is \(shown); expected a decimal number such as 19.99")
         case .failure(.tooManyDigits(let count)):
             throw ValidationFailure(
                 code: .invalidValue,
-                message: "field \"value\" has \(count) significant digits; the limit is \(Limits.valueMaxSignificantDigits)")
+                message: "field \(name) has \(count) significant digits; the limit is \(Limits.valueMaxSignificantDigits)")
         case .failure(.outOfRange):
             throw ValidationFailure(
                 code: .invalidValue,
-                message: "field \"value\" is \(shown), too large or too small to store exactly")
+                message: "field \(name) is \(shown), too large or too small to store exactly")
         }
     }
 }

@@ -16,8 +16,6 @@ public enum Limits {
     public static let versionMaxLength = 64
     /// The longest conversion `name` ("Event names ≤ 255 chars, no leading `$`", DOMAIN.md).
     public static let conversionNameMaxLength = 255
-    /// The length of a `currency`: an ISO 4217 alphabetic code.
-    public static let currencyCodeLength = 3
     /// The most significant digits of a `value`: what `Decimal` holds exactly.
     public static let valueMaxSignificantDigits = 38
     /// The decimal exponents a `value` may have once trailing zeros are removed: what `Decimal` holds.

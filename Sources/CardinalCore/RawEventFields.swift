@@ -27,6 +27,10 @@ struct RawEventFields {
     var name: JSONValue?
     var value: JSONValue?
     var currency: JSONValue?
+    var productID: JSONValue?
+    var price: JSONValue?
+    var quantity: JSONValue?
+    var orderID: JSONValue?
     var properties: JSONValue?
 
     /// Sorts `object`'s members into fields.
@@ -77,6 +81,10 @@ struct RawEventFields {
             case .name: name
             case .value: value
             case .currency: currency
+            case .productID: productID
+            case .price: price
+            case .quantity: quantity
+            case .orderID: orderID
             case .properties: properties
             }
         }
@@ -106,6 +114,10 @@ struct RawEventFields {
             case .name: name = newValue
             case .value: value = newValue
             case .currency: currency = newValue
+            case .productID: productID = newValue
+            case .price: price = newValue
+            case .quantity: quantity = newValue
+            case .orderID: orderID = newValue
             case .properties: properties = newValue
             }
         }

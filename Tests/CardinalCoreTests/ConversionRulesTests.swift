@@ -69,9 +69,67 @@ import Testing
             == .tooLong)
     }
 
-    @Test("A currency must be three upper-case letters", arguments: [#""usd""#, #""US""#, #""USDX""#, #""U5D""#])
+    @Test("A currency must be an ISO 4217 code",
+          arguments: [#""usd""#, #""US""#, #""USDX""#, #""U5D""#, #""ABC""#, #""EUD""#, #""BTC""#])
     func invalidCurrency(json: String) {
         #expect(Fixture.rejected(.of(.conversion).with("currency", json))?.code == .invalidValue)
+    }
+
+    @Test("ISO 4217 codes of currencies, funds, metals and no currency are accepted",
+          arguments: ["JPY", "GBP", "CHW", "XAU", "XXX", "ZWG", "XCG", "HRK"])
+    func knownCurrency(code: String) {
+        #expect(Fixture.accepted(.of(.conversion).with("value", "1").with("currency", Fixture.quoted(code)))?.currency
+            == code)
+    }
+
+    @Test("A purchase's value is its price × quantity, with its product and order kept beside it")
+    func purchase() throws {
+        let event = try #require(Fixture.accepted(
+            .of(.conversion).with("product_id", #""SKU-RUN-4821""#).with("price", "19.99").with("quantity", "3")
+                .with("currency", #""USD""#).with("order_id", #""ord_77821""#)
+        ))
+        #expect(event.productID == "SKU-RUN-4821")
+        #expect(event.price == Decimal(string: "19.99"))
+        #expect(event.quantity == 3)
+        #expect(event.valueText == "59.97")
+        #expect(event.orderID == "ord_77821")
+        #expect(event.currency == "USD")
+    }
+
+    @Test("A price without a quantity is one unit")
+    func priceWithoutQuantity() throws {
+        let event = try #require(Fixture.accepted(.of(.conversion).with("price", #""0.99""#)))
+        #expect(event.quantity == 1)
+        #expect(event.valueText == "0.99")
+    }
+
+    @Test("A value beside a price, or a quantity without a price, is invalid_value")
+    func purchaseConflicts() throws {
+        let both = try #require(Fixture.rejected(.of(.conversion).with("value", "10").with("price", "10")))
+        #expect(both.code == .invalidValue)
+        #expect(both.message.contains("\"value\" and \"price\""))
+        let units = try #require(Fixture.rejected(.of(.conversion).with("value", "10").with("quantity", "2")))
+        #expect(units.code == .invalidValue)
+        #expect(units.message.contains("needs a \"price\""))
+    }
+
+    @Test("A quantity must be a whole number from 1", arguments: ["0", "-1", "1.5", "2e0", "2147483648"])
+    func invalidQuantity(json: String) {
+        #expect(Fixture.rejected(.of(.conversion).with("price", "1").with("quantity", json))?.code == .invalidValue)
+    }
+
+    @Test("A quantity sent as a string is invalid_type")
+    func quantityOfWrongType() {
+        #expect(Fixture.rejected(.of(.conversion).with("price", "1").with("quantity", #""2""#))?.code == .invalidType)
+    }
+
+    @Test("price × quantity past 38 significant digits is invalid_value, not rounded")
+    func purchaseValueTooLong() throws {
+        let price = #""99999999999999999999999999999999999999""#
+        #expect(Fixture.accepted(.of(.conversion).with("price", price).with("quantity", "1")) != nil)
+        let rejection = try #require(Fixture.rejected(.of(.conversion).with("price", price).with("quantity", "3")))
+        #expect(rejection.code == .invalidValue)
+        #expect(rejection.message.contains("38 significant digits"))
     }
 
     @Test("A channel on a conversion is not_allowed")
@@ -81,8 +139,10 @@ import Testing
         #expect(rejection.message.hasPrefix(#"field "channel" is not allowed on a conversion"#))
     }
 
-    @Test("name, value and currency are not_allowed on any other type",
-          arguments: [EventType.send, .impression, .click, .dismissal], [("name", #""x""#), ("value", "1"), ("currency", #""USD""#)])
+    @Test("name, value, currency and the purchase fields are not_allowed on any other type",
+          arguments: [EventType.send, .impression, .click, .dismissal],
+          [("name", #""x""#), ("value", "1"), ("currency", #""USD""#), ("product_id", #""p""#), ("price", "1"),
+           ("quantity", "1"), ("order_id", #""o""#)])
     func conversionFieldsElsewhere(type: EventType, field: (name: String, json: String)) throws {
         let rejection = try #require(Fixture.rejected(.of(type).with(field.name, field.json)))
         #expect(rejection.code == .notAllowed)

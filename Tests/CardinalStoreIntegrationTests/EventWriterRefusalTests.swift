@@ -102,6 +102,30 @@ import TestSupport
         }
     }
 
+    @Test("A purchase whose value is not its price × quantity, or a price without a quantity, is refused by its CHECK")
+    func purchaseValueCheck() throws {
+        let database = try TestDatabase.migrated(prefix: "refusal")
+        defer { database.drop() }
+        func purchase(value: String, price: String, quantity: Int?) -> EventRecord {
+            record { event in
+                event.type = .conversion
+                event.channel = nil
+                event.source = nil
+                event.variantID = nil
+                event.conversionName = "purchase"
+                event.value = Decimal(string: value)
+                event.price = Decimal(string: price)
+                event.quantity = quantity
+            }
+        }
+        #expect(try refusal(of: [purchase(value: "6", price: "2", quantity: 3)], in: database) == nil)
+        for wrong in [purchase(value: "5", price: "2", quantity: 3), purchase(value: "2", price: "2", quantity: nil)] {
+            let error = try #require(try refusal(of: [wrong], in: database))
+            #expect(error.sqlState == .checkViolation)
+            #expect(error.constraint == "events_price_times_quantity_is_value")
+        }
+    }
+
     @Test("A partition dropped behind the writer's back is made again and the batch stored")
     func partitionRetry() throws {
         let database = try TestDatabase.migrated(prefix: "refusal")

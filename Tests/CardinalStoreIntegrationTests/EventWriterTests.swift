@@ -33,7 +33,8 @@ import TestSupport
             source: .canvas(id: "cv", stepID: "step2"), variantID: "v2", messageID: "m1", placementID: "p1",
             buttonID: "0", url: "https://example.com/a?b=c\td", platform: .android, sdkVersion: "30.1.0",
             appVersion: "2.4", osVersion: "14", test: true, conversionName: "purchase",
-            value: Decimal(string: "19.99"), currency: "EUR", propertiesJSON: #"{"sku":"A-1","n":2}"#
+            value: Decimal(string: "19.99"), currency: "EUR", productID: "SKU-1", price: Decimal(string: "9.995"),
+            quantity: 2, orderID: "ord-7", propertiesJSON: #"{"sku":"A-1","n":2}"#
         )
         let inserted = try EventWriter(connection: try database.connect())
             .write(events: [EventRecord(appID: app.id, event: event, receivedAt: now)], rejections: [])
@@ -43,7 +44,7 @@ import TestSupport
             select app_id, type, channel, time, user_id, device_id, session_id, campaign_id, canvas_id,
                    canvas_step_id, variant_id, control, message_id, placement_id, button_id, url, platform,
                    sdk_version, app_version, os_version, test, conversion_name, value::text, currency,
-                   properties->>'sku', user_key, received_at
+                   properties->>'sku', user_key, received_at, product_id, price::text, quantity::bigint, order_id
             from cardinal.events where id = $1
             """,
             [id]
@@ -76,6 +77,10 @@ import TestSupport
         #expect(try row.decode(String.self, at: 24) == "A-1")
         #expect(try row.decode(String.self, at: 25) == "ü-user")
         #expect(try row.decode(Date.self, at: 26) == now)
+        #expect(try row.decode(String.self, at: 27) == "SKU-1")
+        #expect(try row.decode(String.self, at: 28) == "9.995")
+        #expect(try row.decode(Int64.self, at: 29) == 2)
+        #expect(try row.decode(String.self, at: 30) == "ord-7")
     }
 
     @Test("The staging table is empty after every batch, keeps its pages between batches, and is truncated when full")

@@ -32,7 +32,8 @@ import Testing
                 """),
             TestEvent(id: conversion, json: """
                 {"id":"\(conversion.lowercased)","type":"conversion","time":"\(conversionTime)","user_id":"user-42",\
-                "campaign_id":"campaign-spring","name":"purchase","value":19.99,"currency":"EUR"}
+                "campaign_id":"campaign-spring","name":"purchase","product_id":"SKU-9","price":9.995,"quantity":2,\
+                "currency":"EUR","order_id":"ord-1"}
                 """),
         ]
 
@@ -46,21 +47,23 @@ import Testing
             "variant_id": "variant-b", "control": "f", "message_id": "iam-99", "placement_id": nil, "button_id": "1",
             "url": "https://example.com/offer?x=1", "platform": "ios", "sdk_version": "9.1.0", "app_version": "4.2.1",
             "os_version": "17.2", "test": "t", "conversion_name": nil, "value": nil, "currency": nil,
-            "user_key": "user-42",
+            "product_id": nil, "price": nil, "quantity": nil, "order_id": nil, "user_key": "user-42",
         ])
         try Self.expectRow(tables, banner, appID: appID, [
             "type": "impression", "channel": "banner", "user_id": nil, "device_id": "device-8", "session_id": nil,
             "campaign_id": nil, "canvas_id": "canvas-1", "canvas_step_id": "step-2", "variant_id": nil,
             "control": "t", "message_id": nil, "placement_id": "home-top", "button_id": nil, "url": nil,
             "platform": "android", "sdk_version": nil, "app_version": nil, "os_version": nil, "test": "f",
-            "conversion_name": nil, "value": nil, "currency": nil, "user_key": "device:device-8",
+            "conversion_name": nil, "value": nil, "currency": nil, "product_id": nil, "price": nil, "quantity": nil,
+            "order_id": nil, "user_key": "device:device-8",
         ])
         try Self.expectRow(tables, conversion, appID: appID, [
             "type": "conversion", "channel": nil, "user_id": "user-42", "device_id": nil, "session_id": nil,
             "campaign_id": "campaign-spring", "canvas_id": nil, "canvas_step_id": nil, "variant_id": nil,
             "control": "f", "message_id": nil, "placement_id": nil, "button_id": nil, "url": nil, "platform": nil,
             "sdk_version": nil, "app_version": nil, "os_version": nil, "test": "f", "conversion_name": "purchase",
-            "value": "19.99", "currency": "EUR", "user_key": "user-42",
+            "value": "19.99", "currency": "EUR", "product_id": "SKU-9", "price": "9.995", "quantity": "2",
+            "order_id": "ord-1", "user_key": "user-42",
         ])
         #expect(try tables.eventMatches(id: click, "time = $2::timestamptz", [clickTime]))
         #expect(try tables.eventMatches(id: banner, "(extract(epoch from time) * 1000)::bigint = $2", [bannerTime]))

@@ -13,7 +13,8 @@ enum EventColumns {
         ("control", "boolean"), ("message_id", "text"), ("placement_id", "text"), ("button_id", "text"),
         ("url", "text"), ("platform", "text"), ("sdk_version", "text"), ("app_version", "text"),
         ("os_version", "text"), ("test", "boolean"), ("conversion_name", "text"), ("value", "numeric"),
-        ("currency", "text"), ("properties", "jsonb"),
+        ("currency", "text"), ("product_id", "text"), ("price", "numeric"), ("quantity", "integer"),
+        ("order_id", "text"), ("properties", "jsonb"),
     ]
 
     private static let names = columns.map(\.name)
@@ -73,7 +74,8 @@ enum EventColumns {
             campaignID, canvasID, canvasStepID, event.variantID, event.control ? "t" : "f", event.messageID,
             event.placementID, event.buttonID, event.url, event.platform?.rawValue, event.sdkVersion,
             event.appVersion, event.osVersion, event.test ? "t" : "f", event.conversionName, event.valueText,
-            event.currency, event.propertiesJSON,
+            event.currency, event.productID, event.priceText, event.quantity.map { String($0) }, event.orderID,
+            event.propertiesJSON,
         ]
     }
 }
