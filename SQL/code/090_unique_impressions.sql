@@ -92,12 +92,14 @@ comment on function cardinal.report_breakdown(text, date, text, text, text) is
 -- that counts the report (from the day pairs, the per-user state, the part state and the raw events);
 -- language sql, immutable and without FROM, so that it is inlined into the caller's query.
 create or replace function cardinal.unique_impressions_rates(
+    channel            text,
     impressions        bigint,
     unique_impressions bigint,
     clicks             bigint,
     unique_clicks      bigint,
     dismissals         bigint,
-    unique_dismissals  bigint
+    unique_dismissals  bigint,
+    unique_recipients  bigint
 )
     returns table (
         click_rate            double precision,
@@ -108,18 +110,23 @@ create or replace function cardinal.unique_impressions_rates(
     language sql
     immutable
 as $function$
+    -- A push has no impressions: its dismissals (a notification swiped away) are rated over the users it
+    -- reached, as its opens are.
     select clicks::double precision / nullif(impressions, 0),
            unique_clicks::double precision / nullif(unique_impressions, 0),
-           dismissals::double precision / nullif(impressions, 0),
-           unique_dismissals::double precision / nullif(unique_impressions, 0);
+           dismissals::double precision
+               / nullif(case when channel = 'push' then unique_recipients else impressions end, 0),
+           unique_dismissals::double precision
+               / nullif(case when channel = 'push' then unique_recipients else unique_impressions end, 0);
 $function$;
-alter function cardinal.unique_impressions_rates(bigint, bigint, bigint, bigint, bigint, bigint) owner to cardinal_owner;
-grant execute on function cardinal.unique_impressions_rates(bigint, bigint, bigint, bigint, bigint, bigint) to cardinal_reader;
-comment on function cardinal.unique_impressions_rates(bigint, bigint, bigint, bigint, bigint, bigint) is
+alter function cardinal.unique_impressions_rates(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_rates(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) to cardinal_reader;
+comment on function cardinal.unique_impressions_rates(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) is
     'The rates of a unique_impressions row: click_rate = clicks / impressions, unique_click_rate = '
     'unique_clicks / unique_impressions, dismissal_rate = dismissals / impressions, unique_dismissal_rate = '
-    'unique_dismissals / unique_impressions, each NULL when its divisor is 0. Shared by the bodies that count '
-    'the report and by its reference; inlined into them.';
+    'unique_dismissals / unique_impressions, and on push rows (no impressions) the dismissal rates over '
+    'unique_recipients; each NULL when its divisor is 0. Shared by the bodies that count the report and by its '
+    'reference; inlined into them.';
 
 
 -- The six push columns of unique_impressions from a row's counts and influenced opens (push_opens): NULL on
@@ -261,8 +268,9 @@ as $function$
     )
     select c.*, r.*
     from counted as c
-    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
-                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    cross join lateral cardinal.unique_impressions_rates(c.channel, c.impressions, c.unique_impressions,
+                                                         c.clicks, c.unique_clicks, c.dismissals,
+                                                         c.unique_dismissals, c.unique_recipients) as r
     order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_from_user_state(text, date, date, boolean, text, text) owner to cardinal_owner;
@@ -479,8 +487,9 @@ as $function$
     )
     select c.*, r.*
     from counted as c
-    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
-                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    cross join lateral cardinal.unique_impressions_rates(c.channel, c.impressions, c.unique_impressions,
+                                                         c.clicks, c.unique_clicks, c.dismissals,
+                                                         c.unique_dismissals, c.unique_recipients) as r
     order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_from_day_pairs(text, date, date, text, boolean) owner to cardinal_owner;
@@ -770,8 +779,9 @@ as $function$
     )
     select c.*, r.*
     from counted as c
-    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
-                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    cross join lateral cardinal.unique_impressions_rates(c.channel, c.impressions, c.unique_impressions,
+                                                         c.clicks, c.unique_clicks, c.dismissals,
+                                                         c.unique_dismissals, c.unique_recipients) as r
     order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_by_part(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;

@@ -881,8 +881,9 @@ as $function$
        and p.canvas_step_id is not distinct from c.canvas_step_id
        and p.variant_id is not distinct from c.variant_id
        and p.breakdown is not distinct from c.breakdown
-    cross join lateral cardinal.unique_impressions_rates(c.impressions, c.unique_impressions, c.clicks,
-                                                         c.unique_clicks, c.dismissals, c.unique_dismissals) as r
+    cross join lateral cardinal.unique_impressions_rates(c.channel, c.impressions, c.unique_impressions,
+                                                         c.clicks, c.unique_clicks, c.dismissals,
+                                                         c.unique_dismissals, c.unique_recipients) as r
     cross join lateral cardinal.unique_impressions_open_columns(c.channel, c.clicks, c.unique_clicks,
                                                                 c.unique_recipients, p.influenced_opens) as o
     order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;

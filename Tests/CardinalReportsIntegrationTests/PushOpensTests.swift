@@ -66,6 +66,41 @@ import Testing
         #expect(try rows(scenario, by: "platform").map { Array($0[2...]) } == expected.map { Array($0[2...]) })
     }
 
+    @Test("Push dismissals are rated over the unique recipients, before and after the fold and in the reference")
+    func pushDismissalRates() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeScenario(scenario)
+        // u2 swipes the notification away twice, u3 once: 3 dismissals of 2 users over the 5 recipients, 0.6
+        // and 0.4; the card row (one impression, no dismissal) keeps its rates over impressions: 0.
+        let dismissed = scenario.time(10, "02:00")
+        try scenario.write([
+            event(.dismissal, .push, at: dismissed, user: "u2", variant: nil),
+            event(.dismissal, .push, at: dismissed.addingTimeInterval(60), user: "u2", variant: nil),
+            event(.dismissal, .push, at: dismissed, user: "u3", variant: nil),
+        ])
+        func rates(_ function: String, by: String? = nil) throws -> [[String?]] {
+            try scenario.connection.query(
+                """
+                select channel, dismissals::text, unique_dismissals::text, dismissal_rate::text,
+                       unique_dismissal_rate::text, click_rate::text
+                from cardinal.\(function)($1, $2, $3, false, null, $4)
+                order by channel
+                """,
+                [ReportScenario.appName, scenario.day(10), scenario.day(11), by]
+            ).map { row in try (0..<6).map { try row.decode(String?.self, at: $0) } }
+        }
+        let expected: [[String?]] = [
+            ["content_card", "0", "0", "0", "0", "0"],
+            ["push", "3", "2", "0.6", "0.4", nil],
+        ]
+        #expect(try rates("unique_impressions") == expected)
+        #expect(try rates("unique_impressions_reference") == expected)
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        #expect(try rates("unique_impressions") == expected)
+        #expect(try rates("unique_impressions", by: "platform") == expected)
+    }
+
     @Test("The campaign's influenced_open_window replaces the 12 hours")
     func configuredWindow() throws {
         let scenario = try ReportScenario()

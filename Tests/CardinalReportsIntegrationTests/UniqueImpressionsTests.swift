@@ -124,11 +124,12 @@ import Testing
         #expect(push.uniqueRecipients == 3)
         #expect(push.clicks == 1)
         #expect(push.uniqueClicks == 1)
-        // No impressions: every rate is undefined, not 0 and not infinite.
+        // No impressions: the click rates are undefined, not 0 and not infinite; the dismissal rates are over the
+        // 3 recipients, and nobody dismissed.
         #expect(push.clickRate == nil)
         #expect(push.uniqueClickRate == nil)
-        #expect(push.dismissalRate == nil)
-        #expect(push.uniqueDismissalRate == nil)
+        #expect(push.dismissalRate == 0)
+        #expect(push.uniqueDismissalRate == 0)
     }
 
     @Test("Test events count only with include_test, and a breakdown by platform splits the rows")
