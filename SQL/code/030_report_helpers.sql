@@ -3,7 +3,7 @@
 -- The check_* functions raise on bad report arguments (the reports themselves are inlinable SQL and cannot);
 -- try_jsonb reads rejected events safely; anomaly_severity and wilson_interval give the reports' severities
 -- and rate intervals; report_day_set, report_day_pairs and report_user_day_pairs give the day sets and pairs
--- the report state counts; report_message_part and report_part_channel define the part breakdowns. A counting
+-- the report state counts; report_message_part and report_part_channels define the part breakdowns. A counting
 -- trigger of the report state builds its query with report_state_versions; copy_column_comments gives a
 -- view's columns the comments of the relation they mirror; report_state_lock_key serializes the fold and its
 -- requeueing.
@@ -253,32 +253,34 @@ as $function$
     select case
                when channel = 'content_card' then coalesce(message_id, '')
                when channel = 'banner' then coalesce(placement_id, '')
-               when channel = 'in_app_message' and type = 'click' then coalesce(button_id, '')
+               when channel in ('in_app_message', 'push') and type = 'click' then coalesce(button_id, '')
            end;
 $function$;
 alter function cardinal.report_message_part(text, text, text, text, text) owner to cardinal_owner;
 comment on function cardinal.report_message_part(text, text, text, text, text) is
     'The part of its message an event is on: message_id for content cards, placement_id for banners, '
-    'button_id for in-app message clicks; '''' when the event lacks it (a body click), NULL for every other '
-    'event.';
+    'button_id for in-app message and push clicks; '''' when the event lacks it (a body click or tap), NULL '
+    'for every other event.';
 
 
-create or replace function cardinal.report_part_channel(dimension text)
-    returns text
+-- A part breakdown splits the channels whose events report_message_part gives a part: buttons are clicked on
+-- in-app messages and on push notifications (action buttons).
+create or replace function cardinal.report_part_channels(dimension text)
+    returns text[]
     language sql
     immutable
     parallel safe
 as $function$
     select case dimension
-               when 'button_id' then 'in_app_message'
-               when 'placement_id' then 'banner'
-               when 'message_id' then 'content_card'
+               when 'button_id' then array['in_app_message', 'push']
+               when 'placement_id' then array['banner']
+               when 'message_id' then array['content_card']
            end;
 $function$;
-alter function cardinal.report_part_channel(text) owner to cardinal_owner;
-comment on function cardinal.report_part_channel(text) is
-    'The channel a part breakdown of unique_impressions splits (button_id: in_app_message, placement_id: '
-    'banner, message_id: content_card); NULL for the other breakdowns.';
+alter function cardinal.report_part_channels(text) owner to cardinal_owner;
+comment on function cardinal.report_part_channels(text) is
+    'The channels a part breakdown of unique_impressions splits (button_id: in_app_message and push, '
+    'placement_id: banner, message_id: content_card); NULL for the other breakdowns.';
 
 
 -- The query of a counting trigger's touched rows before (after false) and after the statement, from their rows

@@ -28,7 +28,8 @@ create or replace function cardinal.unique_impressions(
 as $function$
     select r.*, o.*
     from cardinal.unique_impressions_without_push_opens(app, from_date, to_date, include_test, campaign, by) as r
-    -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed.
+    -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed. A part
+    -- breakdown leaves push_opens' breakdown NULL: its influenced opens are the message's, on every button.
     left join cardinal.push_opens(app, from_date, to_date, include_test, campaign, by) as p
         on r.channel = 'push'
        and p.app_name = r.app_name
@@ -36,9 +37,23 @@ as $function$
        and coalesce(p.canvas_id, '') = coalesce(r.canvas_id, '')
        and coalesce(p.canvas_step_id, '') = coalesce(r.canvas_step_id, '')
        and coalesce(p.variant_id, '') = coalesce(r.variant_id, '')
-       and coalesce(p.breakdown, '') = coalesce(r.breakdown, '')
+       and coalesce(p.breakdown, '') = case when by = 'button_id' then '' else coalesce(r.breakdown, '') end
+    -- Split by button, a push row's clicks are its button's: the message's own unique direct opens, for its
+    -- total opens, come from the whole report's row (read only for this breakdown).
+    left join (
+        select w.app_name, w.campaign_id, w.canvas_id, w.canvas_step_id, w.variant_id, w.unique_clicks
+        from cardinal.unique_impressions_without_push_opens(app, from_date, to_date, include_test, campaign) as w
+        where unique_impressions.by = 'button_id' and w.channel = 'push'
+    ) as m
+        on r.channel = 'push'
+       and m.app_name = r.app_name
+       and coalesce(m.campaign_id, '') = coalesce(r.campaign_id, '')
+       and coalesce(m.canvas_id, '') = coalesce(r.canvas_id, '')
+       and coalesce(m.canvas_step_id, '') = coalesce(r.canvas_step_id, '')
+       and coalesce(m.variant_id, '') = coalesce(r.variant_id, '')
     cross join lateral cardinal.unique_impressions_open_columns(r.channel, r.clicks, r.unique_clicks,
-                                                                r.unique_recipients, p.influenced_opens) as o
+                                                                r.unique_recipients, p.influenced_opens,
+                                                                coalesce(m.unique_clicks, r.unique_clicks)) as o
     order by r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel, r.breakdown;
 $function$;
 alter function cardinal.unique_impressions(text, date, date, boolean, text, text) owner to cardinal_owner;
@@ -50,13 +65,14 @@ comment on function cardinal.unique_impressions(text, date, date, boolean, text,
     'report state. app NULL = every app; campaign NULL = every campaign and canvas step. Users are user_key; '
     'control and (unless include_test) test events are left out. unique_impressions counts a user once in the '
     'range, unique_daily_impressions once per day; rates are NULL when their divisor is 0. The part '
-    'breakdowns split one channel each: in-app message clicks by button (each row repeating the '
-    'message''s impressions), banners by placement, content cards by card. The last six columns are '
+    'breakdowns: in-app message and push clicks by button (each row repeating the message''s impressions, '
+    'recipients and dismissals), banners by placement, content cards by card. The last six columns are '
     'for push and NULL on other channels: direct_opens and unique_direct_opens are the clicks, '
     'influenced_opens the users who opened the app within the influenced_open_window after a send without '
-    'a direct open (push_opens), total_opens = unique_direct_opens + influenced_opens, and both open rates '
-    'divide by unique_recipients. Definitions in SQL/docs/reports.md; unique_impressions_reference computes '
-    'the same from raw events.';
+    'a direct open (push_opens), total_opens = the message''s unique_direct_opens + influenced_opens, '
+    'and both open rates divide by unique_recipients; split by button, the direct opens are the button''s '
+    'and influenced_opens, total_opens and total_open_rate the message''s. Definitions in '
+    'SQL/docs/reports.md; unique_impressions_reference computes the same from raw events.';
 
 
 -- The value of the report's breakdown column for one row: its day (YYYY-MM-DD), platform, SDK or app version,
@@ -133,11 +149,12 @@ comment on function cardinal.unique_impressions_rates(text, bigint, bigint, bigi
 -- other channels. Shared by unique_impressions and unique_impressions_reference_unsplit; language sql,
 -- immutable and without FROM, so that it is inlined into the caller's join.
 create or replace function cardinal.unique_impressions_open_columns(
-    channel           text,
-    clicks            bigint,
-    unique_clicks     bigint,
-    unique_recipients bigint,
-    opens             bigint
+    channel               text,
+    clicks                bigint,
+    unique_clicks         bigint,
+    unique_recipients     bigint,
+    opens                 bigint,
+    message_unique_clicks bigint
 )
     returns table (
         direct_opens        bigint,
@@ -153,19 +170,21 @@ as $function$
     select case when channel = 'push' then clicks end,
            case when channel = 'push' then unique_clicks end,
            case when channel = 'push' then coalesce(opens, 0) end,
-           case when channel = 'push' then unique_clicks + coalesce(opens, 0) end,
+           case when channel = 'push' then message_unique_clicks + coalesce(opens, 0) end,
            case when channel = 'push' then unique_clicks::double precision / nullif(unique_recipients, 0) end,
            case when channel = 'push'
-                then (unique_clicks + coalesce(opens, 0))::double precision / nullif(unique_recipients, 0)
+                then (message_unique_clicks + coalesce(opens, 0))::double precision / nullif(unique_recipients, 0)
            end;
 $function$;
-alter function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint) owner to cardinal_owner;
-grant execute on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint) to cardinal_reader;
-comment on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint) is
+alter function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint, bigint) owner to cardinal_owner;
+grant execute on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint, bigint) to cardinal_reader;
+comment on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint, bigint) is
     'The last six columns of unique_impressions for one row, NULL unless channel is push: direct_opens = '
     'clicks, unique_direct_opens = unique_clicks, influenced_opens = opens (the row''s push_opens, 0 when '
-    'none), total_opens = unique_direct_opens + influenced_opens, and both open rates divided by '
-    'unique_recipients (NULL when 0). Shared by unique_impressions and its reference; inlined into them.';
+    'none), total_opens = message_unique_clicks + influenced_opens, direct_open_rate = unique_direct_opens / '
+    'unique_recipients and total_open_rate = total_opens / unique_recipients (NULL when 0). '
+    'message_unique_clicks is the row''s own unique_clicks but on a row split by button, where it is the '
+    'whole message''s. Shared by unique_impressions and its reference; inlined into them.';
 
 
 -- The report from the per-user state: the breakdowns by platform, SDK and app version, and include_test, which
@@ -630,10 +649,10 @@ create or replace function cardinal.unique_impressions_by_part(
 as $function$
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone,
-               cardinal.report_part_channel(unique_impressions_by_part.by) as split_channel
+               cardinal.report_part_channels(unique_impressions_by_part.by) as split_channels
         from cardinal.apps as a
         where cardinal.check_report_range(unique_impressions_by_part.from_date, unique_impressions_by_part.to_date)
-          and cardinal.report_part_channel(unique_impressions_by_part.by) is not null
+          and cardinal.report_part_channels(unique_impressions_by_part.by) is not null
           and (unique_impressions_by_part.app is null or a.name = unique_impressions_by_part.app)
     ),
     -- The report groups of the one campaign asked for (none when it is not), whose folded rows are read by
@@ -642,20 +661,20 @@ as $function$
         select array(
                    select g.group_id
                    from cardinal.report_groups as g
-                   join target as t on t.app_id = g.app_id and t.split_channel = g.channel
+                   join target as t on t.app_id = g.app_id and g.channel = any(t.split_channels)
                    where unique_impressions_by_part.campaign is not null
                      and g.campaign_id = unique_impressions_by_part.campaign
                      and (unique_impressions_by_part.include_test or not g.test)
                ) as group_ids
     ),
-    -- Events per row, part, user and day of the split channel: report_part_facts' two sides (the folded rows,
+    -- Events per row, part, user and day of the split channels: report_part_facts' two sides (the folded rows,
     -- of the app or of the campaign's groups, and the pending events'), or the raw events (the reference),
     -- read through a function that is planned only when the reference runs.
     part_days as (
         select t.app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, p.part,
                p.user_key, p.day, p.impressions, p.clicks, p.dismissals, p.sends
         from target as t
-        join cardinal.report_groups as g on g.app_id = t.app_id and g.channel = t.split_channel
+        join cardinal.report_groups as g on g.app_id = t.app_id and g.channel = any(t.split_channels)
         join cardinal.report_part_state as p on p.group_id = g.group_id
         where unique_impressions_by_part.from_state and unique_impressions_by_part.campaign is null
           and (unique_impressions_by_part.include_test or not g.test)
@@ -664,7 +683,7 @@ as $function$
         select t.app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, p.part,
                p.user_key, p.day, p.impressions, p.clicks, p.dismissals, p.sends
         from target as t
-        join cardinal.report_groups as g on g.app_id = t.app_id and g.channel = t.split_channel
+        join cardinal.report_groups as g on g.app_id = t.app_id and g.channel = any(t.split_channels)
         join cardinal.report_part_state as p on p.group_id = g.group_id
         where unique_impressions_by_part.from_state
           and p.group_id = any((select c.group_ids from campaign_groups as c)::bigint[])
@@ -673,7 +692,7 @@ as $function$
         select t.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id, f.channel, f.part,
                f.user_key, f.day, f.impressions, f.clicks, f.dismissals, f.sends
         from target as t
-        join cardinal.report_pending_part_facts as f on f.app_id = t.app_id and f.channel = t.split_channel
+        join cardinal.report_pending_part_facts as f on f.app_id = t.app_id and f.channel = any(t.split_channels)
         where unique_impressions_by_part.from_state
           and (unique_impressions_by_part.include_test or not f.test)
           and (unique_impressions_by_part.campaign is null or f.campaign_id = unique_impressions_by_part.campaign)
@@ -682,8 +701,9 @@ as $function$
         select r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel, r.part,
                r.user_key, r.day, r.impressions, r.clicks, r.dismissals, r.sends
         from target as t
+        cross join lateral unnest(t.split_channels) as split (channel)
         cross join lateral cardinal.unique_impressions_reference_part_days(
-            t.app_id, t.app_name, t.report_time_zone, t.split_channel, unique_impressions_by_part.from_date,
+            t.app_id, t.app_name, t.report_time_zone, split.channel, unique_impressions_by_part.from_date,
             unique_impressions_by_part.to_date, unique_impressions_by_part.include_test,
             unique_impressions_by_part.campaign
         ) as r
@@ -754,16 +774,16 @@ as $function$
                t.impressions, t.unique_impressions, t.unique_daily_impressions, t.unique_recipients,
                t.clicks, t.unique_clicks, t.dismissals, t.unique_dismissals
         from totals as t
-        where t.channel <> cardinal.report_part_channel(unique_impressions_by_part.by)
+        where t.channel <> all(cardinal.report_part_channels(unique_impressions_by_part.by))
         union all
         -- Cards and placements, every column per part.
         select p.app_name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.breakdown,
                p.impressions, p.unique_impressions, p.unique_daily_impressions, p.unique_recipients,
                p.clicks, p.unique_clicks, p.dismissals, p.unique_dismissals
         from parts as p
-        where p.channel <> 'in_app_message'
+        where p.channel not in ('in_app_message', 'push')
         union all
-        -- In-app messages: the message's figures, its clicks per button (a row with none when none).
+        -- In-app messages and push: the message's figures, its clicks per button (a row with none when none).
         select t.app_name, t.campaign_id, t.canvas_id, t.canvas_step_id, t.variant_id, t.channel,
                b.breakdown, t.impressions, t.unique_impressions, t.unique_daily_impressions, t.unique_recipients,
                coalesce(b.clicks, 0), coalesce(b.unique_clicks, 0), t.dismissals, t.unique_dismissals
@@ -775,7 +795,7 @@ as $function$
            and coalesce(b.canvas_step_id, '') = coalesce(t.canvas_step_id, '')
            and coalesce(b.variant_id, '') = coalesce(t.variant_id, '')
            and b.channel = t.channel
-        where t.channel = 'in_app_message' and unique_impressions_by_part.by = 'button_id'
+        where t.channel in ('in_app_message', 'push') and unique_impressions_by_part.by = 'button_id'
     )
     select c.*, r.*
     from counted as c
@@ -790,8 +810,9 @@ comment on function cardinal.unique_impressions_by_part(text, date, date, boolea
     'unique_impressions by button_id, placement_id or message_id, from the report state (from_state, '
     'report_part_facts: one campaign''s folded rows by its report groups) or from the raw events (not '
     'from_state, for unique_impressions_reference, through unique_impressions_reference_part_days): the '
-    'channel the breakdown splits gets a row per part (in-app messages: per button clicked, each repeating '
-    'the message''s impressions and dismissals), the other channels one row with breakdown NULL.';
+    'channels the breakdown splits get a row per part (in-app messages and push: per button clicked, each '
+    'repeating the message''s impressions, recipients and dismissals), the other channels one row with '
+    'breakdown NULL.';
 
 
 -- The 19 columns of unique_impressions before the push columns, from the state that answers fastest. PL/pgSQL,
@@ -811,7 +832,7 @@ create or replace function cardinal.unique_impressions_without_push_opens(
 as $function$
 begin
     perform cardinal.check_report_range(from_date, to_date), cardinal.check_report_dimension(by);
-    if cardinal.report_part_channel(by) is not null then
+    if cardinal.report_part_channels(by) is not null then
         return query select * from cardinal.unique_impressions_by_part(app, from_date, to_date,
                                                                      coalesce(include_test, false), campaign, by,
                                                                      true);

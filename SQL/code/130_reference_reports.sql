@@ -23,15 +23,15 @@ create or replace function cardinal.unique_impressions_reference(
 as $function$
 begin
     perform cardinal.check_report_range(from_date, to_date), cardinal.check_report_dimension(by);
-    if cardinal.report_part_channel(by) is null then
+    if cardinal.report_part_channels(by) is null then
         return query select * from cardinal.unique_impressions_reference_unsplit(app, from_date, to_date,
                                                                                include_test, campaign, by);
         return;
     end if;
-    -- No part breakdown splits push: its rows, and their open columns, are those of the whole report.
+    -- A push row's direct opens are its own clicks (its button's, split by button); its influenced and total
+    -- opens are those of the whole report's row.
     return query
-    select p.*, w.direct_opens, w.unique_direct_opens, w.influenced_opens, w.total_opens, w.direct_open_rate,
-           w.total_open_rate
+    select p.*, o.*
     from cardinal.unique_impressions_by_part(app, from_date, to_date, coalesce(include_test, false), campaign, by,
                                              false) as p
     left join cardinal.unique_impressions_reference_unsplit(app, from_date, to_date, include_test, campaign) as w
@@ -42,6 +42,9 @@ begin
        and w.canvas_step_id is not distinct from p.canvas_step_id
        and w.variant_id is not distinct from p.variant_id
        and w.channel = p.channel
+    cross join lateral cardinal.unique_impressions_open_columns(p.channel, p.clicks, p.unique_clicks,
+                                                                p.unique_recipients, w.influenced_opens,
+                                                                w.unique_direct_opens) as o
     order by p.app_name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.breakdown;
 end
 $function$;
@@ -885,7 +888,8 @@ as $function$
                                                          c.clicks, c.unique_clicks, c.dismissals,
                                                          c.unique_dismissals, c.unique_recipients) as r
     cross join lateral cardinal.unique_impressions_open_columns(c.channel, c.clicks, c.unique_clicks,
-                                                                c.unique_recipients, p.influenced_opens) as o
+                                                                c.unique_recipients, p.influenced_opens,
+                                                                c.unique_clicks) as o
     order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) owner to cardinal_owner;

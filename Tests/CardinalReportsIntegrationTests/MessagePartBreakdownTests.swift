@@ -3,6 +3,7 @@ import CardinalStore
 import Foundation
 import PostgresClient
 import Testing
+import TestSupport
 
 /// The unique-impressions breakdowns by the part of a message: buttons of in-app messages, placements
 /// of banners, cards of content-card campaigns. The numbers are worked out by hand in each test; every event
@@ -35,8 +36,16 @@ import Testing
             event(.send, .banner, at: at(10), user: "u1", campaign: "banners", placement: "p1"),
             event(.impression, .banner, at: at(10), user: "u1", campaign: "banners", placement: "p1"),
             event(.impression, .banner, at: at(11), user: "u2", campaign: "banners", placement: "p2"),
-            // pushes: one send, which no part breakdown splits.
+            // pushes: sent to u1, u2 and u3 on day 10. u1 presses the action button `yes`; u2 taps the body and
+            // then `yes`; u3 opens the app two hours later (an influenced open) and dismisses the notification.
             event(.send, .push, at: at(10), user: "u1", campaign: "pushes"),
+            event(.send, .push, at: at(10), user: "u2", campaign: "pushes"),
+            event(.send, .push, at: at(10), user: "u3", campaign: "pushes"),
+            event(.click, .push, at: at(10), user: "u1", campaign: "pushes", button: "yes"),
+            event(.click, .push, at: at(10), user: "u2", campaign: "pushes"),
+            event(.click, .push, at: at(10), user: "u2", campaign: "pushes", button: "yes"),
+            event(.sessionStart, at: scenario.time(10, "05:00"), user: "u3"),
+            event(.dismissal, .push, at: at(10), user: "u3", campaign: "pushes"),
         ])
     }
 
@@ -68,10 +77,65 @@ import Testing
             let b1 = try #require(try UniqueImpressionsQuery(connection: scenario.connection)
                 .run(scenario.scope(0, 30), by: .buttonID).first { $0.campaignID == "iam" && $0.breakdown == "b1" })
             #expect(b1.clickRate == 0.5, "folded: \(folded)")
-            // Cards and pushes stay whole: one row each, breakdown NULL. Cards: (day, user) pairs u1·10, u4·12,
-            // u5·12.
+            // Cards stay whole: one row, breakdown NULL; (day, user) pairs u1·10, u4·12, u5·12.
             #expect(try rows(scenario, .buttonID, "cards") == ["- 5 3 3 3 1 1 1 1"], "folded: \(folded)")
-            #expect(try rows(scenario, .buttonID, "pushes") == ["- 0 0 0 1 0 0 0 0"], "folded: \(folded)")
+        }
+    }
+
+    @Test("By button, a push gets a row per action button, each with the message's recipients and total opens")
+    func buttonsSplitPushClicks() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeCampaigns(scenario)
+        for folded in [false, true] {
+            if folded {
+                _ = try ReportStateStore(connection: scenario.connection).fold()
+            }
+            // The message: 3 recipients, u3's dismissal. `yes`: u1 and u2, a click each; the body: u2's click.
+            #expect(try rows(scenario, .buttonID, "pushes") == ["yes 0 0 0 3 2 2 1 1", "- 0 0 0 3 1 1 1 1"],
+                    "folded: \(folded)")
+            let pushRows = try UniqueImpressionsQuery(connection: scenario.connection)
+                .run(scenario.scope(0, 30), by: .buttonID).filter { $0.campaignID == "pushes" }
+            // Direct opens are each row's; u3's influenced open and the message's total opens (u1, u2 opened
+            // directly, u3 influenced: 3 of 3 recipients) are on both rows.
+            // As "direct-opens unique-direct-opens influenced-opens total-opens".
+            #expect(pushRows.map { row in
+                [row.directOpens, row.uniqueDirectOpens, row.influencedOpens, row.totalOpens]
+                    .map { $0.map(String.init) ?? "nil" }.joined(separator: " ")
+            } == ["2 2 1 3", "1 1 1 3"], "folded: \(folded)")
+            let directOpenRates: [Double?] = [2.0 / 3, 1.0 / 3]
+            let totalOpenRates: [Double?] = [1, 1]
+            #expect(pushRows.map(\.directOpenRate) == directOpenRates, "folded: \(folded)")
+            #expect(pushRows.map(\.totalOpenRate) == totalOpenRates, "folded: \(folded)")
+            // Unsplit, the message's row: 3 clicks by 2 users.
+            #expect(try rows(scenario, .messageID, "pushes") == ["- 0 0 0 3 3 2 1 1"], "folded: \(folded)")
+        }
+    }
+
+    @Test("Push clicks folded before migration 0098 get their button rows from it, and pending ones from the fold")
+    func migrationSplitsPushClicksFoldedBefore() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeCampaigns(scenario)
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        // A state folded before 0098 kept no part of a push click; u4's tap arrives after the fold.
+        try scenario.write([event(.click, .push, at: scenario.time(11, "03:00"), user: "u4", campaign: "pushes",
+                                  button: "no")])
+        _ = try scenario.connection.query("""
+            delete from cardinal.report_part_state as p
+            using cardinal.report_groups as g
+            where g.group_id = p.group_id and g.channel = 'push'
+            """)
+        _ = try scenario.connection.query("delete from cardinal.schema_migrations where version = 98")
+        try TestDatabase.migrator(for: scenario.connection).migrate()
+        for folded in [false, true] {
+            if folded {
+                _ = try ReportStateStore(connection: scenario.connection).fold()
+            }
+            // The message as above, and u4's click on `no` (no send: u4 is no recipient).
+            #expect(try rows(scenario, .buttonID, "pushes")
+                        == ["no 0 0 0 3 1 1 1 1", "yes 0 0 0 3 2 2 1 1", "- 0 0 0 3 1 1 1 1"],
+                    "folded: \(folded)")
         }
     }
 

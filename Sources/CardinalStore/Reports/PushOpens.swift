@@ -7,7 +7,7 @@ public struct PushOpens: Sendable, Equatable {
     public var uniqueDirectOpens: Int64
     /// Users who opened the app within the influenced-open window after a send, without a direct open.
     public var influencedOpens: Int64
-    /// uniqueDirectOpens + influencedOpens.
+    /// uniqueDirectOpens + influencedOpens; on a row split by button, the whole message's.
     public var totalOpens: Int64
     /// uniqueDirectOpens / unique recipients; `nil` without recipients.
     public var directOpenRate: Double?

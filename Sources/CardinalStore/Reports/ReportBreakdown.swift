@@ -8,7 +8,8 @@ public enum ReportBreakdown: String, Sendable, CaseIterable {
     case sdkVersion = "sdk_version"
     /// One row per app version.
     case appVersion = "app_version"
-    /// In-app messages: one row per button clicked (none: the body), each with the message's impressions.
+    /// In-app messages and push: one row per button clicked (none: the body), each with the message's
+    /// impressions or recipients.
     case buttonID = "button_id"
     /// Banners: one row per placement.
     case placementID = "placement_id"

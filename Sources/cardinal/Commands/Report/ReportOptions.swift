@@ -27,7 +27,7 @@ enum ReportOptions {
     )
     static let by = Option(
         "by", help: "Add a column and a row per value: day, platform, sdk_version, app_version, button_id (in-app "
-            + "messages), placement_id (banners) or message_id (content cards).",
+            + "messages and push), placement_id (banners) or message_id (content cards).",
         valueName: "dimension", parser: .oneOf(ReportBreakdown.self)
     )
     static let conversion = Option(
