@@ -38,6 +38,36 @@ import TestSupport
         #expect(gone)
     }
 
+    @Test("With every event folded, the copy creates no table, the reads return no row, and the report is the same")
+    func nothingPendingCopiesNothing() throws {
+        let database = try TestDatabase.migrated(prefix: "copy")
+        defer { database.drop() }
+        let connection = try database.connect()
+        let appID = try AppStore(connection: connection).create(name: "copies", reportTimeZone: "Asia/Tokyo").id
+        try DeviceLoginsWorkload.insert(into: connection, appID: appID, devices: 40, loginType: "click")
+        #expect(try ReportStateStore(connection: connection).fold() == 80)
+        let session = try ReportSession(connection: connection)
+        let today = ReportDate(utcDayOf: Date())
+        let scope = ReportScope(app: "copies", from: today.adding(days: -1), to: today.adding(days: 1))
+
+        let (copied, flag, table, pending, overCopy) = try session.inOneSnapshot {
+            (try connection.query("select cardinal.take_report_pending_copy()")[0].decode(Int64?.self, at: 0),
+             try connection.query("select current_setting('cardinal.report_fold_snapshot', true)")[0]
+                .decode(String?.self, at: 0),
+             try connection.query("select to_regclass('pg_temp.report_fold_events')::text")[0]
+                .decode(String?.self, at: 0),
+             try connection.query("select count(*) from cardinal.report_unfolded_events()")[0]
+                .decode(Int64.self, at: 0),
+             try session.uniqueImpressions(scope))
+        }
+        // The report's own call found nothing to copy, so the second call is refused like any after a copy.
+        #expect(copied == nil && flag == "none pending" && table == nil && pending == 0)
+        // Read outside a REPEATABLE READ transaction, where no copy is taken, the numbers are the same.
+        #expect(try session.uniqueImpressions(scope) == overCopy)
+        let card = try #require(overCopy.first { $0.campaignID == DeviceLoginsWorkload.campaign })
+        #expect(card.uniqueImpressions == 40 && card.uniqueClicks == 40)
+    }
+
     @Test("A report over its pending copy gives the rows it gives reading the pending events, logins included")
     func sameRowsOverTheCopy() throws {
         let database = try TestDatabase.migrated(prefix: "copy")
