@@ -3,7 +3,8 @@
 -- The check_* functions raise on bad report arguments (the reports themselves are inlinable SQL and cannot);
 -- try_jsonb reads rejected events safely; anomaly_severity and wilson_interval give the reports' severities
 -- and rate intervals; report_day_set, report_day_pairs and report_user_day_pairs give the day sets and pairs
--- the report state counts; report_message_part and report_part_channels define the part breakdowns. A counting
+-- the report state counts; report_message_part and report_part_channels define the part breakdowns,
+-- report_receipt_type what a user's receipt of a message is. A counting
 -- trigger of the report state builds its query with report_state_versions; copy_column_comments gives a
 -- view's columns the comments of the relation they mirror; report_state_lock_key serializes the fold and its
 -- requeueing.
@@ -281,6 +282,25 @@ alter function cardinal.report_part_channels(text) owner to cardinal_owner;
 comment on function cardinal.report_part_channels(text) is
     'The channels a part breakdown of unique_impressions splits (button_id: in_app_message and push, '
     'placement_id: banner, message_id: content_card); NULL for the other breakdowns.';
+
+
+-- A user receives a message when it reaches the screen: the impression, on every channel the SDK logs one for
+-- (cards, in-app messages, banners, feature flags; no SDK logs a send of those). A push has no impression: the
+-- backend's send is its receipt.
+create or replace function cardinal.report_receipt_type(channel text)
+    returns text
+    language sql
+    immutable
+    parallel safe
+as $function$
+    select case when channel = 'push' then 'send' else 'impression' end;
+$function$;
+alter function cardinal.report_receipt_type(text) owner to cardinal_owner;
+grant execute on function cardinal.report_receipt_type(text) to cardinal_reader;
+comment on function cardinal.report_receipt_type(text) is
+    'The event type that is a user''s receipt of a message on the channel: send for push, impression for '
+    'content cards, in-app messages, banners and feature flags. Recipients, first receipts and the campaign '
+    'conversions'' cohorts count it (never a control one).';
 
 
 -- The query of a counting trigger's touched rows before (after false) and after the statement, from their rows

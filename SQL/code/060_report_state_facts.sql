@@ -584,7 +584,7 @@ create or replace function cardinal.pending_campaign_receipts(campaign text)
     stable
 as $function$
 with pending as materialized (
-    -- The pending receipts (an impression of a content card or in-app message, a send of any other channel)
+    -- The pending receipts (report_receipt_type: a push send, an impression on every other channel)
     -- of the campaign and conversions, not test nor control, with their report day and value.
     select e.app_id, e.campaign_id, coalesce(e.variant_id, '') as variant_key, e.user_key, e.type, e.time,
            e.conversion_name, e.value, coalesce(e.currency, 'XXX') as currency,
@@ -597,8 +597,7 @@ with pending as materialized (
            or (e.campaign_id is not null
                and (pending_campaign_receipts.campaign is null or e.campaign_id = pending_campaign_receipts.campaign)
                and not e.control
-               and e.type = case when e.channel in ('content_card', 'in_app_message') then 'impression'
-                                 else 'send' end))
+               and e.type = cardinal.report_receipt_type(e.channel)))
 ),
 -- The folded rows the pending events touch: every row of a user with a pending conversion (any campaign), and
 -- the row of each pending receipt's campaign and variant, each looked up by the primary key behind a fence.

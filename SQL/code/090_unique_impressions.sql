@@ -241,10 +241,8 @@ as $function$
         select app_name, campaign_id, canvas_id, canvas_step_id, variant_id, channel, breakdown,
                count(*) filter (where kind = 'impression') as unique_impressions,
                coalesce(sum(days) filter (where kind = 'impression'), 0) as unique_daily_impressions,
-               coalesce(sum(days) filter (
-                   where case when channel in ('content_card', 'in_app_message') then kind = 'impression'
-                              else kind = 'send' end
-               ), 0) as unique_recipients,
+               coalesce(sum(days) filter (where kind = cardinal.report_receipt_type(channel)), 0)
+                   as unique_recipients,
                count(*) filter (where kind = 'click') as unique_clicks,
                count(*) filter (where kind = 'dismissal') as unique_dismissals
         from users
@@ -425,10 +423,8 @@ as $function$
                           or first_in_range)
                ), 0)::bigint as unique_impressions,
                coalesce(sum(users) filter (where kind = 'impression'), 0)::bigint as unique_daily_impressions,
-               coalesce(sum(users) filter (
-                   where kind = case when channel in ('content_card', 'in_app_message') then 'impression'
-                                     else 'send' end
-               ), 0)::bigint as unique_recipients,
+               coalesce(sum(users) filter (where kind = cardinal.report_receipt_type(channel)), 0)::bigint
+                   as unique_recipients,
                coalesce(sum(users) filter (
                    where kind = 'click'
                      and (unique_impressions_from_day_pairs.by_day
@@ -726,8 +722,8 @@ as $function$
                sum(impressions) as impressions,
                count(*) filter (where impressions > 0) as impression_days,
                count(*) filter (
-                   where case when channel in ('content_card', 'in_app_message') then impressions > 0
-                              else sends > 0 end
+                   where case when cardinal.report_receipt_type(channel) = 'send' then sends > 0
+                              else impressions > 0 end
                ) as recipient_days,
                sum(clicks) as clicks,
                sum(dismissals) as dismissals

@@ -241,17 +241,17 @@ as $function$
           and (campaign_conversions_from_user_state.app is null
                or a.name = campaign_conversions_from_user_state.app)
     ),
-    -- Per user and report group of a campaign, the receipt days and the first receipt: an impression for
-    -- content cards and in-app messages, a send for the other channels (never a control one).
+    -- Per user and report group of a campaign, the receipt days and the first receipt (report_receipt_type: a
+    -- push send, an impression on every other channel; never a control one).
     receipts as (
         select t.app_id, t.app_name, u.campaign_id, u.variant_id, u.user_key,
                campaign_conversions_from_user_state.from_date::timestamp
                    at time zone coalesce(s.report_time_zone, t.report_time_zone) as lower_time,
                coalesce(s.report_time_zone, t.report_time_zone) as time_zone,
-               case when u.channel in ('content_card', 'in_app_message') then u.first_impression_at
-                    else u.first_send_at end as first_at,
-               unnest(case when u.channel in ('content_card', 'in_app_message') then u.impression_days
-                           else u.send_days end) as day
+               case when cardinal.report_receipt_type(u.channel) = 'send' then u.first_send_at
+                    else u.first_impression_at end as first_at,
+               unnest(case when cardinal.report_receipt_type(u.channel) = 'send' then u.send_days
+                           else u.impression_days end) as day
         from target as t
         join cardinal.report_user_facts as u on u.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = u.app_id and s.campaign_id = u.campaign_id

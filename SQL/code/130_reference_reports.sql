@@ -371,7 +371,7 @@ as $function$
                or e.campaign_id = campaign_conversions_reference.campaign)
           and (campaign_conversions_reference.include_test or not e.test)
           and not e.control
-          and e.type = case when e.channel in ('content_card', 'in_app_message') then 'impression' else 'send' end
+          and e.type = cardinal.report_receipt_type(e.channel)
     ),
     recipients as (
         select app_id, app_name, campaign_id, variant_id, user_key, time_zone, min(time) as first_at,
@@ -856,10 +856,8 @@ as $function$
                count(*) filter (where c.type = 'impression') as impressions,
                count(distinct c.user_key) filter (where c.type = 'impression') as unique_impressions,
                count(distinct (c.day, c.user_key)) filter (where c.type = 'impression') as unique_daily_impressions,
-               count(distinct (c.day, c.user_key)) filter (
-                   where case when c.channel in ('content_card', 'in_app_message') then c.type = 'impression'
-                              else c.type = 'send' end
-               ) as unique_recipients,
+               count(distinct (c.day, c.user_key)) filter (where c.type = cardinal.report_receipt_type(c.channel))
+                   as unique_recipients,
                count(*) filter (where c.type = 'click') as clicks,
                count(distinct c.user_key) filter (where c.type = 'click') as unique_clicks,
                count(*) filter (where c.type = 'dismissal') as dismissals,

@@ -101,4 +101,78 @@ import TestSupport
         ).map { "\(try $0.decode(Bool.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(Bool.self, at: 2))" }
         #expect(row == ["true {\(scenario.day(10)),\(scenario.day(12))} true"])
     }
+
+    /// A banner campaign `b` and a feature-flag campaign `f` converting on purchase within 3 days. u1 sees both
+    /// on day 10 and buys on day 11 (7 USD); u2 sees the banner on day 11 and buys nothing; u3 sees the flag
+    /// on day 12 and buys on day 16, past the window; u4 is only sent the banner (a backend's send, never shown).
+    private func writeBannerAndFlag(_ scenario: ReportScenario) throws {
+        for campaign in ["b", "f"] {
+            try scenario.settings(campaign, CampaignSettingsUpdate(
+                conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
+            ))
+        }
+        try scenario.write([
+            event(.impression, .banner, at: scenario.time(10, "01:00"), user: "u1", campaign: "b", placement: "p1"),
+            event(.impression, .featureFlag, at: scenario.time(10, "01:00"), user: "u1", campaign: "f"),
+            conversion("purchase", at: scenario.time(11, "02:00"), user: "u1", value: 7, currency: "USD"),
+            event(.impression, .banner, at: scenario.time(11, "01:00"), user: "u2", campaign: "b", placement: "p1"),
+            event(.impression, .featureFlag, at: scenario.time(12, "01:00"), user: "u3", campaign: "f"),
+            conversion("purchase", at: scenario.time(16, "02:00"), user: "u3", value: 9, currency: "USD"),
+            event(.send, .banner, at: scenario.time(10, "01:00"), user: "u4", campaign: "b", placement: "p1"),
+        ])
+    }
+
+    /// The banner's and the flag's rows as "campaign recipients converters revenue-in-USD".
+    private static func bannerAndFlagRows(_ scenario: ReportScenario) throws -> [String] {
+        try scenario.session.campaignConversions(scenario.scope(10, 30))
+            .filter { ["b", "f"].contains($0.campaignID) }
+            .map { row in
+                let usd = row.revenue.first { $0.currency == "USD" }.flatMap { Decimal(string: $0.amount) }
+                return "\(row.campaignID) \(row.uniqueRecipients) \(row.converters) \(usd.map { "\($0)" } ?? "-")"
+            }
+    }
+
+    @Test("A banner or feature flag is received when it is shown, so its campaign has recipients and converters")
+    func bannerAndFlagReceiptsAreImpressions() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeBannerAndFlag(scenario)
+        // b: u1 and u2 shown it (u4's send is no receipt), u1 converts with 7 USD. f: u1 and u3, u1 converts.
+        for folded in [false, true] {
+            if folded {
+                _ = try ReportStateStore(connection: scenario.connection).fold()
+            }
+            #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
+            #expect(try Self.differencesFromReference(scenario, 10, 30) == 0, "folded: \(folded)")
+        }
+    }
+
+    @Test("Migration 0099 queues the banner and flag campaigns again, so receipts folded by send are counted anew")
+    func migrationRequeuesBannerReceiptsFoldedBySend() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeBannerAndFlag(scenario)
+        let store = ReportStateStore(connection: scenario.connection)
+        _ = try store.fold()
+        // What a fold before 0099 kept: u4's send was a receipt of the banner.
+        _ = try scenario.connection.query(
+            """
+            insert into cardinal.report_campaign_receipts
+                (app_id, campaign_id, variant_key, user_key, first_received_at, received_days, converted_at)
+            values ($1, 'b', 'v1', 'u4', $2, array[$3::date], '{null, null, null, null}')
+            """,
+            [scenario.app.id, scenario.time(10, "01:00"), scenario.day(10)]
+        )
+        #expect(try Self.bannerAndFlagRows(scenario) == ["b 3 1 7", "f 2 1 7"])
+
+        _ = try scenario.connection.query("delete from cardinal.schema_migrations where version = 99")
+        try TestDatabase.migrator(for: scenario.connection).migrate()
+        for folded in [false, true] {
+            if folded {
+                _ = try store.fold()
+            }
+            #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
+            #expect(try Self.differencesFromReference(scenario, 10, 30) == 0, "folded: \(folded)")
+        }
+    }
 }

@@ -152,8 +152,8 @@ import TestSupport
             // m2: u1·10. No id: u5·12.
             #expect(try rows(scenario, .messageID, "cards")
                         == ["m1 3 2 2 2 1 1 1 1", "m2 1 1 1 1 0 0 0 0", "- 1 1 1 1 0 0 0 0"], "folded: \(folded)")
-            // Banners receive by a send: p1 has u1's send on day 10, p2 none.
-            #expect(try rows(scenario, .placementID, "banners") == ["p1 1 1 1 1 0 0 0 0", "p2 1 1 1 0 0 0 0 0"],
+            // A banner is received when it is shown: p1 by u1 on day 10, p2 by u2 on day 11.
+            #expect(try rows(scenario, .placementID, "banners") == ["p1 1 1 1 1 0 0 0 0", "p2 1 1 1 1 0 0 0 0"],
                     "folded: \(folded)")
             // The in-app message is whole under the card breakdown.
             #expect(try rows(scenario, .messageID, "iam") == ["- 4 3 4 4 3 2 1 1"], "folded: \(folded)")
