@@ -238,10 +238,7 @@ extension AnomalyKindsTests {
             message("u3", scenario.time(11, "01:00"), "s3", "m3", "v1", .android),
             message("u3", scenario.time(11, "01:01"), "s3", "m3", "v1", .android),
         ])
-        for folded in [false, true] {
-            if folded {
-                _ = try ReportStateStore(connection: scenario.connection).fold()
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             let found = try findings(scenario, 10, 11, kind: .repeatedImpressions)
             #expect(found.count == 2, "folded: \(folded)")
             #expect(Set(found.compactMap(\.platform)) == ["android", "ios"])

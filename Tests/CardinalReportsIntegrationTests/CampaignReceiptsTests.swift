@@ -138,10 +138,7 @@ import TestSupport
         defer { scenario.drop() }
         try writeBannerAndFlag(scenario)
         // b: u1 and u2 shown it (u4's send is no receipt), u1 converts with 7 USD. f: u1 and u3, u1 converts.
-        for folded in [false, true] {
-            if folded {
-                _ = try ReportStateStore(connection: scenario.connection).fold()
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
             #expect(try Self.differencesFromReference(scenario, 10, 30) == 0, "folded: \(folded)")
         }
@@ -167,10 +164,7 @@ import TestSupport
 
         _ = try scenario.connection.query("delete from cardinal.schema_migrations where version = 99")
         try TestDatabase.migrator(for: scenario.connection).migrate()
-        for folded in [false, true] {
-            if folded {
-                _ = try store.fold()
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
             #expect(try Self.differencesFromReference(scenario, 10, 30) == 0, "folded: \(folded)")
         }

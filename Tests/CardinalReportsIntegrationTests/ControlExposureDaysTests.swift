@@ -266,10 +266,7 @@ import Testing
             event(.impression, at: at("2025-10-24T12:00:00Z"), user: "u3"),
             event(.conversion, at: at("2025-10-27T12:30:00Z"), user: "u3", conversion: "purchase"),
         ])
-        for folded in [false, true] {
-            if folded {
-                try fold(scenario)
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             for session in ["UTC", "Europe/Berlin", "America/New_York"] {
                 try scenario.connection.execute("set time zone '\(session)'", [])
                 // v1: u1, u2, u3 matured; u1 and u3 converted, from the counts, the per-user rows (the window

@@ -134,10 +134,7 @@ import Testing
                 .run(scenario.scope(10, 10), asOf: scenario.time(20, "00:00"))
         }
         // Merged before the fold by the pending login as after it: u1 is the v1 user, and bought.
-        for folded in [false, true] {
-            if folded {
-                try fold(scenario)
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             let merged = try arms()
             #expect(merged.map(\.variantID) == ["v1"], "folded: \(folded)")
             #expect(merged.map(\.users) == [1], "folded: \(folded)")

@@ -66,10 +66,7 @@ import TestSupport
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try writeCampaigns(scenario)
-        for folded in [false, true] {
-            if folded {
-                _ = try ReportStateStore(connection: scenario.connection).fold()
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             // The message: 4 impressions by u1, u2, u3; (day, user) pairs u1·10, u2·10, u2·11, u3·11; one
             // dismissal. b1: u1 and u2, one click each; the body: u2's one click.
             #expect(try rows(scenario, .buttonID, "iam") == ["b1 4 3 4 4 2 2 1 1", "- 4 3 4 4 1 1 1 1"],
@@ -87,10 +84,7 @@ import TestSupport
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try writeCampaigns(scenario)
-        for folded in [false, true] {
-            if folded {
-                _ = try ReportStateStore(connection: scenario.connection).fold()
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             // The message: 3 recipients, u3's dismissal. `yes`: u1 and u2, a click each; the body: u2's click.
             #expect(try rows(scenario, .buttonID, "pushes") == ["yes 0 0 0 3 2 2 1 1", "- 0 0 0 3 1 1 1 1"],
                     "folded: \(folded)")
@@ -128,10 +122,7 @@ import TestSupport
             """)
         _ = try scenario.connection.query("delete from cardinal.schema_migrations where version = 98")
         try TestDatabase.migrator(for: scenario.connection).migrate()
-        for folded in [false, true] {
-            if folded {
-                _ = try ReportStateStore(connection: scenario.connection).fold()
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             // The message as above, and u4's click on `no` (no send: u4 is no recipient).
             #expect(try rows(scenario, .buttonID, "pushes")
                         == ["no 0 0 0 3 1 1 1 1", "yes 0 0 0 3 2 2 1 1", "- 0 0 0 3 1 1 1 1"],
@@ -144,10 +135,7 @@ import TestSupport
         let scenario = try ReportScenario()
         defer { scenario.drop() }
         try writeCampaigns(scenario)
-        for folded in [false, true] {
-            if folded {
-                _ = try ReportStateStore(connection: scenario.connection).fold()
-            }
+        try scenario.beforeAndAfterFold { folded throws in
             // m1: impressions u1·10, u4·12 ×2 → 3 events, 2 users, 2 pairs; u1's click; u4's dismissal.
             // m2: u1·10. No id: u5·12.
             #expect(try rows(scenario, .messageID, "cards")

@@ -2,6 +2,7 @@ import CardinalCore
 import CardinalStore
 import Foundation
 @_spi(PositionalParameters) import PostgresClient
+import Testing
 import TestSupport
 
 /// A throwaway migrated database with one app, and a compact way to write hand-built events into it through
@@ -44,6 +45,14 @@ final class ReportScenario {
     /// Drops the database; call it in a `defer` right after creating the scenario.
     func drop() {
         database.drop()
+    }
+
+    /// Runs `check` on the events as written (`folded` false: the reports read them as pending), then again after
+    /// a fold has taken them into the report state (`folded` true), for a report that must read the same either way.
+    func beforeAndAfterFold(_ check: (_ folded: Bool) throws -> Void) throws {
+        try check(false)
+        #expect(try ReportStateStore(connection: connection).fold() != nil)
+        try check(true)
     }
 
     /// The report day `day` days after ``baseDay``.
