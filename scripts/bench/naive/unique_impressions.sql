@@ -33,9 +33,9 @@ totals as (
 per_day as (
     select campaign_id, variant_id, channel, day,
            count(distinct user_key) filter (where type = 'impression') as impression_users,
-           -- Content cards and in-app messages are received when seen; the other channels when sent.
+           -- A push is received when sent; every other channel when seen.
            count(distinct user_key) filter (
-               where type = case when channel in ('content_card', 'in_app_message') then 'impression' else 'send' end
+               where type = case when channel = 'push' then 'send' else 'impression' end
            ) as recipients
     from range_events
     group by campaign_id, variant_id, channel, day
