@@ -3,6 +3,9 @@
 
 SWIFT        ?= swift
 SWIFT_FLAGS  ?= -Xswiftc -warnings-as-errors
+# The release binaries carry the Swift runtime and Foundation inside them: a host that runs them needs only the
+# Debian libraries they link (libpq5, libmicrohttpd12, zlib1g, libstdc++6), not a Swift toolchain.
+RELEASE_FLAGS ?= $(SWIFT_FLAGS) --static-swift-stdlib
 CONFIG       ?= debug
 DB_URL       := $(shell scripts/db.sh url)
 ADMIN_DB_URL := $(shell scripts/db.sh admin-url)
@@ -31,7 +34,7 @@ build: deps
 	$(SWIFT) build -c $(CONFIG) $(SWIFT_FLAGS)
 
 release: deps
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 # Installs the release binaries, migrations, systemd units and example configuration (README, Operations).
 install: release
@@ -83,7 +86,7 @@ run: build db migrate
 # BENCH_SCENARIOS=ingest or =reports runs one of them; scripts/bench/bench.py and reports.py list the knobs.
 bench: db
 	@CARDINAL_DEPS_BENCH=1 scripts/deps.sh
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 	python3 scripts/bench/bench.py
 
 # Where a report-state fold spends its time: a burst of FOLD_PROFILE_EVENTS (1 M) new events, then
@@ -97,7 +100,7 @@ fold-profile: release db
 # offered at a fixed rate for SOAK_MINUTES (30), sampling the report state's backlog and lag and each report's time
 # every SOAK_SAMPLE_SECONDS (10); fails when the backlog grows or a report misses its goal (scripts/bench/soak.py).
 soak: db
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 	python3 scripts/bench/soak.py
 
 # The disk spool under real faults (a 30 s outage under concurrent load, kill -9 during replay, during an outage
