@@ -1255,10 +1255,6 @@ create or replace function cardinal.count_finding_day_users()
     set jit = off
 as $function$
 declare
-    -- The columns the counts read, as current_rows and the transition tables name them.
-    counted constant text := 'group_id, user_key, impression_days, dismissal_days, control_impression_days, '
-                             'send_days, control_send_days, first_impression_at, first_control_impression_at, '
-                             'first_control_send_at, click_times, dismissal_times';
     -- The statement's rows whose counted days may have changed, on both sides of an update (one that moves a
     -- row to another user or group changes two users' or groups' days): an update that keeps a row's
     -- impression, dismissal, control impression, send and control send days is left out.
@@ -1266,56 +1262,15 @@ declare
     -- The same for the interactions: the rows whose clicks, dismissals, first impression or first control
     -- exposures may have changed.
     interaction_changes text;
-    -- The touched users' rows before and after the statement, from their rows now (current_rows) and the
-    -- transition tables: see the note on upserts below.
+    -- The touched users' rows before and after the statement, in the columns the counts read, from their rows
+    -- now (current_rows) and the transition tables; report_state_versions says how an upsert is counted once.
     versions text;
 begin
-    -- An INSERT ... ON CONFLICT DO UPDATE (the fold's upserts) fires this trigger twice, once with the rows it
-    -- inserted (I) and once with those it updated (old O, new N), each seeing the table after the whole
-    -- statement (P - O + N + I, P the table before). Netted pairs add up, so the two firings are counted as
-    -- the statement's two halves in a row, whichever fires first: the update from P to P - O + N, the insert
-    -- from P - O + N to the end. The update's firing therefore leaves out I, which it cannot see: the rows of
-    -- the touched users that the statement wrote (the same xmin and cmin as its own new rows, N) but that are
-    -- not among its own. A plain UPDATE writes no such rows. The statement's rows share one xmin and cmin, so
-    -- the array to compare with holds one value (an array of one value per row, searched once per touched
-    -- row, took a third of the trigger's time once clicks touched more users).
-    versions := case tg_op
-        when 'INSERT' then format(
-            'select true as after, %1$s
-             from current_rows as c
-             union all
-             select false, %1$s
-             from current_rows as c
-             where not exists (select from added as n where n.group_id = c.group_id and n.user_key = c.user_key)',
-            counted)
-        when 'DELETE' then format(
-            'select true as after, %1$s
-             from current_rows as c
-             union all
-             select false, %1$s
-             from current_rows as c
-             union all
-             select false, %1$s
-             from removed as o',
-            counted)
-        else format(
-            'select true as after, %1$s
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n on n.group_id = w.group_id and n.user_key = w.user_key))
-                or exists (select from added as n where n.group_id = c.group_id and n.user_key = c.user_key)
-             union all
-             select false, %1$s
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n on n.group_id = w.group_id and n.user_key = w.user_key))
-             union all
-             select false, %1$s
-             from removed as o',
-            counted)
-    end;
+    versions := cardinal.report_state_versions(
+        tg_op, array['group_id', 'user_key'],
+        array['group_id', 'user_key', 'impression_days', 'dismissal_days', 'control_impression_days', 'send_days',
+              'control_send_days', 'first_impression_at', 'first_control_impression_at', 'first_control_send_at',
+              'click_times', 'dismissal_times']);
     day_changes := cardinal.report_user_state_changes(
         tg_op,
         array['impression_days', 'dismissal_days', 'control_impression_days', 'send_days', 'control_send_days']);
@@ -1830,56 +1785,7 @@ create or replace function cardinal.count_session_units()
     set enable_mergejoin = off
     set jit = off
 as $function$
-declare
-    -- The touched users' rows before and after the statement, from their rows now (current_rows) and the
-    -- transition tables, as count_finding_day_users makes them: an upsert's update firing leaves out
-    -- the rows its insert half wrote, told apart by their xmin and cmin (one value for the statement).
-    versions text;
 begin
-    versions := case tg_op
-        when 'INSERT' then
-            'select true as after, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             union all
-             select false, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             where not exists (
-                 select from added as n
-                 where n.group_id = c.group_id and n.user_key = c.user_key and n.session_id = c.session_id
-                   and n.day = c.day)'
-        when 'DELETE' then
-            'select true as after, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             union all
-             select false, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             union all
-             select false, o.group_id, o.user_key, o.session_id, o.day, o.impressions, o.message_ids
-             from removed as o'
-        else
-            'select true as after, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n
-                           on n.group_id = w.group_id and n.user_key = w.user_key and n.session_id = w.session_id
-                          and n.day = w.day))
-                or exists (
-                       select from added as n
-                       where n.group_id = c.group_id and n.user_key = c.user_key and n.session_id = c.session_id
-                         and n.day = c.day)
-             union all
-             select false, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n
-                           on n.group_id = w.group_id and n.user_key = w.user_key and n.session_id = w.session_id
-                          and n.day = w.day))
-             union all
-             select false, o.group_id, o.user_key, o.session_id, o.day, o.impressions, o.message_ids
-             from removed as o'
-    end;
     execute format($statement$
         with changed as materialized (
             select n.group_id, n.user_key from %1$s as n
@@ -1992,7 +1898,11 @@ begin
     $statement$,
         case when tg_op = 'DELETE' then 'removed' else 'added' end,
         case when tg_op = 'INSERT' then 'added' else 'removed' end,
-        versions);
+        -- The touched users' rows before and after the statement, from their rows now (current_rows) and the
+        -- transition tables.
+        cardinal.report_state_versions(tg_op, array['group_id', 'user_key', 'session_id', 'day'],
+                                       array['group_id', 'user_key', 'session_id', 'day', 'impressions',
+                                             'message_ids']));
     delete from cardinal.report_session_units where units = 0;
     delete from cardinal.report_session_day_users where users = 0;
     return null;
