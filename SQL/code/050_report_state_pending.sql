@@ -1069,16 +1069,8 @@ as $function$
             select (f.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
         ) as local
         join cardinal.report_groups as g
-            on g.app_id = f.app_id
-                   and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-                   and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-                   and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-                   and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-                   and g.channel = f.channel
-                   and coalesce(g.platform, '') = coalesce(f.platform, '')
-                   and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-                   and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-                   and g.test = f.test
+            on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                        f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
         group by g.group_id, local.day
     ),
     reduced as (

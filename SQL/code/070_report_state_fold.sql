@@ -84,6 +84,45 @@ comment on function cardinal.fold_report_state() is
     'transaction''s snapshot was taken.';
 
 
+-- Whether g is the report group of a row's keys, for the joins of the fold's steps to report_groups. '' stands
+-- for NULL: no key column can hold an empty string (the CHECKs of events), and equality on it can be hashed
+-- where IS NOT DISTINCT FROM cannot. Language sql, immutable and without FROM, so that it is inlined into the
+-- caller's join as the ten equalities it is, each a hash key.
+create or replace function cardinal.report_group_is(
+    g              cardinal.report_groups,
+    app_id         bigint,
+    campaign_id    text,
+    canvas_id      text,
+    canvas_step_id text,
+    variant_id     text,
+    channel        text,
+    platform       text,
+    sdk_version    text,
+    app_version    text,
+    test           boolean
+)
+    returns boolean
+    language sql
+    immutable
+as $function$
+    select g.app_id = report_group_is.app_id
+       and coalesce(g.campaign_id, '') = coalesce(report_group_is.campaign_id, '')
+       and coalesce(g.canvas_id, '') = coalesce(report_group_is.canvas_id, '')
+       and coalesce(g.canvas_step_id, '') = coalesce(report_group_is.canvas_step_id, '')
+       and coalesce(g.variant_id, '') = coalesce(report_group_is.variant_id, '')
+       and g.channel = report_group_is.channel
+       and coalesce(g.platform, '') = coalesce(report_group_is.platform, '')
+       and coalesce(g.sdk_version, '') = coalesce(report_group_is.sdk_version, '')
+       and coalesce(g.app_version, '') = coalesce(report_group_is.app_version, '')
+       and g.test = report_group_is.test;
+$function$;
+alter function cardinal.report_group_is(cardinal.report_groups, bigint, text, text, text, text, text, text, text, text, boolean) owner to cardinal_owner;
+grant execute on function cardinal.report_group_is(cardinal.report_groups, bigint, text, text, text, text, text, text, text, text, boolean) to cardinal_reader;
+comment on function cardinal.report_group_is(cardinal.report_groups, bigint, text, text, text, text, text, text, text, text, boolean) is
+    'Whether the report group g has the given keys (app, campaign, canvas, step, variant, channel, platform, '
+    'versions, test), NULL matching NULL. Inlined into the joins of the fold''s steps as hashable equalities.';
+
+
 -- The fold's first step after its snapshot: every report group of the pending events, for all the steps. Only
 -- the groups that do not exist yet reach the INSERT, since a BEFORE INSERT row trigger (assign_report_finding)
 -- fires for every row offered, conflicting or not: offering each fold's distinct groups again, as each step once
@@ -107,20 +146,11 @@ as $function$
          test)
     select p.*
     from pending as p
-    -- '' stands for NULL, as in fold_report_user_state: equality on it can be hashed.
     where not exists (
         select
         from cardinal.report_groups as g
-        where g.app_id = p.app_id
-          and coalesce(g.campaign_id, '') = coalesce(p.campaign_id, '')
-          and coalesce(g.canvas_id, '') = coalesce(p.canvas_id, '')
-          and coalesce(g.canvas_step_id, '') = coalesce(p.canvas_step_id, '')
-          and coalesce(g.variant_id, '') = coalesce(p.variant_id, '')
-          and g.channel = p.channel
-          and coalesce(g.platform, '') = coalesce(p.platform, '')
-          and coalesce(g.sdk_version, '') = coalesce(p.sdk_version, '')
-          and coalesce(g.app_version, '') = coalesce(p.app_version, '')
-          and g.test = p.test)
+        where cardinal.report_group_is(g, p.app_id, p.campaign_id, p.canvas_id, p.canvas_step_id,
+                                       p.variant_id, p.channel, p.platform, p.sdk_version, p.app_version, p.test))
     order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
     -- A group made since this fold's snapshot (by a rebuild's requeue) is left as it is.
     on conflict do nothing;
@@ -333,18 +363,9 @@ begin
     insert into cardinal.report_dismissal_state as d
     select g.group_id, f.user_key, f.message_id, f.day, f.dismissals
     from cardinal.report_pending_dismissal_facts as f
-    -- '' stands for NULL, as in fold_report_user_state.
     join cardinal.report_groups as g
-        on g.app_id = f.app_id
-               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-               and g.channel = f.channel
-               and coalesce(g.platform, '') = coalesce(f.platform, '')
-               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-               and g.test = f.test
+        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
     order by 1, 2, 3, 4
     on conflict (group_id, user_key, message_id, day) do update set
         dismissals = d.dismissals + excluded.dismissals;
@@ -370,18 +391,9 @@ begin
     insert into cardinal.report_push_send_state as p
     select g.group_id, f.user_key, f.times
     from cardinal.report_pending_push_send_facts as f
-    -- '' stands for NULL, as in fold_report_user_state.
     join cardinal.report_groups as g
-        on g.app_id = f.app_id
-               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-               and g.channel = f.channel
-               and coalesce(g.platform, '') = coalesce(f.platform, '')
-               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-               and g.test = f.test
+        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
     order by 1, 2
     on conflict (group_id, user_key) do update set
         times = p.times || excluded.times;
@@ -463,18 +475,9 @@ begin
     insert into cardinal.report_part_state as p
     select g.group_id, f.user_key, f.part, f.day, f.impressions, f.clicks, f.dismissals, f.sends
     from cardinal.report_pending_part_facts as f
-    -- '' stands for NULL, as in fold_report_user_state.
     join cardinal.report_groups as g
-        on g.app_id = f.app_id
-               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-               and g.channel = f.channel
-               and coalesce(g.platform, '') = coalesce(f.platform, '')
-               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-               and g.test = f.test
+        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
     order by 1, 2, 3, 4
     on conflict (group_id, user_key, part, day) do update set
         impressions = p.impressions + excluded.impressions,
@@ -810,19 +813,9 @@ begin
            f.control_send_days, f.first_impression_at, f.first_send_at, f.first_control_impression_at,
            f.first_control_send_at, f.click_times, f.dismissal_times
     from cardinal.report_pending_user_facts as f
-    -- '' stands for NULL: no key column can hold an empty string (the CHECKs of events), and equality on it
-    -- can be hashed where IS NOT DISTINCT FROM cannot.
     join cardinal.report_groups as g
-        on g.app_id = f.app_id
-               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-               and g.channel = f.channel
-               and coalesce(g.platform, '') = coalesce(f.platform, '')
-               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-               and g.test = f.test
+        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
     order by g.group_id, f.user_key
     on conflict (group_id, user_key) do update set
         impression_days = case when excluded.impression_days <@ u.impression_days then u.impression_days
@@ -867,16 +860,8 @@ begin
            f.control_sends
     from cardinal.report_pending_daily_counts as f
     join cardinal.report_groups as g
-        on g.app_id = f.app_id
-               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-               and g.channel = f.channel
-               and coalesce(g.platform, '') = coalesce(f.platform, '')
-               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-               and g.test = f.test
+        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
     order by g.group_id, f.day
     on conflict (group_id, day) do update set
         impressions = c.impressions + excluded.impressions,
@@ -890,16 +875,8 @@ begin
     select g.group_id, f.user_key, f.session_id, f.day, f.impressions, f.message_ids
     from cardinal.report_pending_session_facts as f
     join cardinal.report_groups as g
-        on g.app_id = f.app_id
-               and coalesce(g.campaign_id, '') = coalesce(f.campaign_id, '')
-               and coalesce(g.canvas_id, '') = coalesce(f.canvas_id, '')
-               and coalesce(g.canvas_step_id, '') = coalesce(f.canvas_step_id, '')
-               and coalesce(g.variant_id, '') = coalesce(f.variant_id, '')
-               and g.channel = f.channel
-               and coalesce(g.platform, '') = coalesce(f.platform, '')
-               and coalesce(g.sdk_version, '') = coalesce(f.sdk_version, '')
-               and coalesce(g.app_version, '') = coalesce(f.app_version, '')
-               and g.test = f.test
+        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
     order by 1, 2, 3, 4
     on conflict (group_id, user_key, session_id, day) do update set
         impressions = v.impressions + excluded.impressions,

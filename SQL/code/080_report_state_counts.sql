@@ -342,7 +342,38 @@ select cardinal.copy_column_comments(
 );
 
 
--- The statement triggers of report_control_exposures: the changed rows' contribution, added or subtracted.
+-- The counts the rows make: a recount and the tests read it.
+create or replace view cardinal.report_control_goal_days_of_rows as
+select r.app_id, r.campaign_id,
+       (r.exposed_at at time zone clock.time_zone)::date as exposed_day,
+       r.control,
+       coalesce(r.variant_id, '') as variant_key,
+       coalesce((r.second_arm_at at time zone clock.time_zone)::date, 'infinity') as second_arm_day,
+       goal.ordinal::smallint as ordinal,
+       count(*) as converters
+from cardinal.report_control_exposures as r
+join cardinal.apps as a on a.app_id = r.app_id
+left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = r.campaign_id
+cross join lateral (
+    select coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
+           coalesce(s.conversion_window, interval '3 days') as window_length
+) as clock
+cross join lateral unnest(r.further_converted_at) with ordinality as goal (converted_at, ordinal)
+where r.further_converted_at is not null
+  and goal.converted_at <= cardinal.report_window_end(r.exposed_at, clock.window_length, clock.time_zone)
+group by 1, 2, 3, 4, 5, 6, 7;
+alter view cardinal.report_control_goal_days_of_rows owner to cardinal_owner;
+grant select on cardinal.report_control_goal_days_of_rows to cardinal_reader;
+comment on view cardinal.report_control_goal_days_of_rows is
+    'report_control_goal_days computed from report_control_exposures and the current settings: what the '
+    'triggers keep the table equal to.';
+select cardinal.copy_column_comments(
+    'cardinal.report_control_goal_days_of_rows', 'cardinal.report_control_goal_days'
+);
+
+
+-- The statement triggers of report_control_exposures: the changed rows' contribution to both counts, added or
+-- subtracted.
 create or replace function cardinal.count_control_exposure_days()
     returns trigger
     language plpgsql
@@ -353,28 +384,19 @@ create or replace function cardinal.count_control_exposure_days()
     set enable_sort = off
     set jit = off
 as $function$
-declare
-    changes text;
 begin
     -- Each trigger declares only the transition tables of its event; the one statement below reads them
     -- through EXECUTE, so that it is written once.
-    changes := case tg_op
-        when 'INSERT' then 'select 1 as sign, n.* from added as n'
-        when 'DELETE' then 'select -1 as sign, o.* from removed as o'
-        else 'select 1 as sign, n.* from added as n union all select -1 as sign, o.* from removed as o'
-    end;
     execute format($statement$
-        with delta as materialized (
-            select c.app_id, c.campaign_id,
+        -- Each changed row on its campaign's clock, read once by both counts.
+        with changed as materialized (
+            select c.sign, c.app_id, c.campaign_id,
                    (c.exposed_at at time zone clock.time_zone)::date as exposed_day,
                    c.control,
                    coalesce(c.variant_id, '') as variant_key,
                    coalesce((c.second_arm_at at time zone clock.time_zone)::date, 'infinity') as second_arm_day,
-                   sum(c.sign) as users,
-                   coalesce(sum(c.sign) filter (
-                       where c.converted_at
-                             <= cardinal.report_window_end(c.exposed_at, clock.window_length, clock.time_zone)
-                   ), 0) as converters
+                   cardinal.report_window_end(c.exposed_at, clock.window_length, clock.time_zone) as window_end,
+                   c.converted_at, c.further_converted_at
             from (%s) as c
             join cardinal.apps as a on a.app_id = c.app_id
             left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
@@ -382,7 +404,32 @@ begin
                 select coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
                        coalesce(s.conversion_window, interval '3 days') as window_length
             ) as clock
+        ),
+        delta as materialized (
+            select c.app_id, c.campaign_id, c.exposed_day, c.control, c.variant_key, c.second_arm_day,
+                   sum(c.sign) as users,
+                   coalesce(sum(c.sign) filter (where c.converted_at <= c.window_end), 0) as converters
+            from changed as c
             group by 1, 2, 3, 4, 5, 6
+        ),
+        -- The further goals converted within the window; rows without one (most) unnest to nothing.
+        goal_delta as materialized (
+            select c.app_id, c.campaign_id, c.exposed_day, c.control, c.variant_key, c.second_arm_day,
+                   goal.ordinal::smallint as ordinal, sum(c.sign) as converters
+            from changed as c
+            cross join lateral unnest(c.further_converted_at) with ordinality as goal (converted_at, ordinal)
+            where goal.converted_at <= c.window_end
+            group by 1, 2, 3, 4, 5, 6, 7
+        ),
+        goal_counts as (
+            insert into cardinal.report_control_goal_days as d
+            select *
+            from goal_delta
+            -- An update that leaves a row's goals where they were changes nothing.
+            where converters <> 0
+            order by app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal
+            on conflict (app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal) do update
+            set converters = d.converters + excluded.converters
         )
         insert into cardinal.report_control_exposure_days as d
         select *
@@ -394,9 +441,15 @@ begin
         on conflict (app_id, campaign_id, exposed_day, control, variant_key, second_arm_day) do update set
             users = d.users + excluded.users,
             converters = d.converters + excluded.converters
-    $statement$, changes);
+    $statement$,
+        case tg_op
+            when 'INSERT' then 'select 1 as sign, n.* from added as n'
+            when 'DELETE' then 'select -1 as sign, o.* from removed as o'
+            else 'select 1 as sign, n.* from added as n union all select -1 as sign, o.* from removed as o'
+        end);
     if tg_op <> 'INSERT' then
         delete from cardinal.report_control_exposure_days where users = 0;
+        delete from cardinal.report_control_goal_days where converters = 0;
     end if;
     return null;
 end
@@ -405,7 +458,8 @@ alter function cardinal.count_control_exposure_days() owner to cardinal_owner;
 revoke all on function cardinal.count_control_exposure_days() from public;
 comment on function cardinal.count_control_exposure_days() is
     'Statement trigger of report_control_exposures: adds the inserted and new rows to '
-    'report_control_exposure_days and subtracts the deleted and old ones, with the campaign''s current window '
+    'report_control_exposure_days, and their further goals converted within the window to '
+    'report_control_goal_days, and subtracts the deleted and old ones, with the campaign''s current window '
     'and zone; deletes the counts that reach zero.';
 
 
@@ -415,7 +469,7 @@ create or replace trigger report_control_exposures_count_inserted
     for each statement
     execute function cardinal.count_control_exposure_days();
 comment on trigger report_control_exposures_count_inserted on cardinal.report_control_exposures is
-    'Keeps report_control_exposure_days the aggregate of the rows.';
+    'Keeps report_control_exposure_days and report_control_goal_days the aggregates of the rows.';
 
 
 create or replace trigger report_control_exposures_count_updated
@@ -424,7 +478,7 @@ create or replace trigger report_control_exposures_count_updated
     for each statement
     execute function cardinal.count_control_exposure_days();
 comment on trigger report_control_exposures_count_updated on cardinal.report_control_exposures is
-    'Keeps report_control_exposure_days the aggregate of the rows.';
+    'Keeps report_control_exposure_days and report_control_goal_days the aggregates of the rows.';
 
 
 create or replace trigger report_control_exposures_count_deleted
@@ -433,7 +487,7 @@ create or replace trigger report_control_exposures_count_deleted
     for each statement
     execute function cardinal.count_control_exposure_days();
 comment on trigger report_control_exposures_count_deleted on cardinal.report_control_exposures is
-    'Keeps report_control_exposure_days the aggregate of the rows.';
+    'Keeps report_control_exposure_days and report_control_goal_days the aggregates of the rows.';
 
 
 -- A recount of one campaign's counts, or of an app's (campaign NULL), from the rows.
@@ -458,13 +512,24 @@ begin
         where r.app_id = recount_control_exposure_days.app_id
           and r.campaign_id = recount_control_exposure_days.campaign_id;
     end if;
+    delete from cardinal.report_control_goal_days as d
+    where d.app_id = recount_control_exposure_days.app_id
+      and (recount_control_exposure_days.campaign_id is null
+           or d.campaign_id = recount_control_exposure_days.campaign_id);
+    insert into cardinal.report_control_goal_days
+    select * from cardinal.report_control_goal_days_of_rows as r
+    where r.app_id = recount_control_exposure_days.app_id
+      and (recount_control_exposure_days.campaign_id is null
+           or r.campaign_id = recount_control_exposure_days.campaign_id)
+    order by app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal;
 end
 $function$;
 alter function cardinal.recount_control_exposure_days(bigint, text) owner to cardinal_owner;
 revoke all on function cardinal.recount_control_exposure_days(bigint, text) from public;
 comment on function cardinal.recount_control_exposure_days(bigint, text) is
-    'Makes report_control_exposure_days of a campaign (of every campaign of the app when campaign_id is NULL) '
-    'anew from report_control_exposures and the current settings. The caller holds the state lock.';
+    'Makes report_control_exposure_days and report_control_goal_days of a campaign (of every campaign of the '
+    'app when campaign_id is NULL) anew from report_control_exposures and the current settings. The caller '
+    'holds the state lock.';
 
 
 -- A window or zone change moves the day a conversion counts on, and which conversions are within the window:
@@ -498,7 +563,6 @@ begin
         -- Waits for a running fold, as recompute_control_conversions does: the rows read are the ones it left.
         perform pg_advisory_xact_lock(cardinal.report_state_lock_key());
         perform cardinal.recount_control_exposure_days(target.app_id, target.campaign_id);
-        perform cardinal.recount_control_goal_days(target.app_id, target.campaign_id);
     end loop;
     return null;
 end
@@ -545,154 +609,6 @@ create or replace trigger apps_recount_control_exposure_days
     execute function cardinal.recount_control_exposure_days_of_settings();
 comment on trigger apps_recount_control_exposure_days on cardinal.apps is
     'An app''s report time zone changed: its control counts anew.';
-
-
--- The counts the rows make: a recount and the tests read it.
-create or replace view cardinal.report_control_goal_days_of_rows as
-select r.app_id, r.campaign_id,
-       (r.exposed_at at time zone clock.time_zone)::date as exposed_day,
-       r.control,
-       coalesce(r.variant_id, '') as variant_key,
-       coalesce((r.second_arm_at at time zone clock.time_zone)::date, 'infinity') as second_arm_day,
-       goal.ordinal::smallint as ordinal,
-       count(*) as converters
-from cardinal.report_control_exposures as r
-join cardinal.apps as a on a.app_id = r.app_id
-left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = r.campaign_id
-cross join lateral (
-    select coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
-           coalesce(s.conversion_window, interval '3 days') as window_length
-) as clock
-cross join lateral unnest(r.further_converted_at) with ordinality as goal (converted_at, ordinal)
-where r.further_converted_at is not null
-  and goal.converted_at <= cardinal.report_window_end(r.exposed_at, clock.window_length, clock.time_zone)
-group by 1, 2, 3, 4, 5, 6, 7;
-alter view cardinal.report_control_goal_days_of_rows owner to cardinal_owner;
-grant select on cardinal.report_control_goal_days_of_rows to cardinal_reader;
-comment on view cardinal.report_control_goal_days_of_rows is
-    'report_control_goal_days computed from report_control_exposures and the current settings: what the '
-    'triggers keep the table equal to.';
-select cardinal.copy_column_comments(
-    'cardinal.report_control_goal_days_of_rows', 'cardinal.report_control_goal_days'
-);
-
-
--- The statement triggers of report_control_exposures: the changed rows' further goals, added or subtracted.
-create or replace function cardinal.count_control_goal_days()
-    returns trigger
-    language plpgsql
-    set search_path = pg_catalog, pg_temp
-    -- A transition table has no statistics: hash joins and aggregates whatever its size.
-    set enable_nestloop = off
-    set enable_sort = off
-    set jit = off
-as $function$
-declare
-    changes text;
-begin
-    -- Each trigger declares only the transition tables of its event; the one statement below reads them
-    -- through EXECUTE, so that it is written once. Rows without a further conversion (most) add nothing.
-    changes := case tg_op
-        when 'INSERT' then 'select 1 as sign, n.* from added as n where n.further_converted_at is not null'
-        when 'DELETE' then 'select -1 as sign, o.* from removed as o where o.further_converted_at is not null'
-        else 'select 1 as sign, n.* from added as n where n.further_converted_at is not null
-              union all
-              select -1 as sign, o.* from removed as o where o.further_converted_at is not null'
-    end;
-    execute format($statement$
-        with delta as materialized (
-            select c.app_id, c.campaign_id,
-                   (c.exposed_at at time zone clock.time_zone)::date as exposed_day,
-                   c.control,
-                   coalesce(c.variant_id, '') as variant_key,
-                   coalesce((c.second_arm_at at time zone clock.time_zone)::date, 'infinity') as second_arm_day,
-                   goal.ordinal::smallint as ordinal,
-                   sum(c.sign) as converters
-            from (%s) as c
-            join cardinal.apps as a on a.app_id = c.app_id
-            left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
-            cross join lateral (
-                select coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
-                       coalesce(s.conversion_window, interval '3 days') as window_length
-            ) as clock
-            cross join lateral unnest(c.further_converted_at) with ordinality as goal (converted_at, ordinal)
-            where goal.converted_at
-                  <= cardinal.report_window_end(c.exposed_at, clock.window_length, clock.time_zone)
-            group by 1, 2, 3, 4, 5, 6, 7
-        )
-        insert into cardinal.report_control_goal_days as d
-        select *
-        from delta
-        -- An update that leaves a row's goals where they were changes nothing.
-        where converters <> 0
-        -- One order for every writer, so that two never wait for each other's rows the other way round.
-        order by app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal
-        on conflict (app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal) do update set
-            converters = d.converters + excluded.converters
-    $statement$, changes);
-    if tg_op <> 'INSERT' then
-        delete from cardinal.report_control_goal_days where converters = 0;
-    end if;
-    return null;
-end
-$function$;
-alter function cardinal.count_control_goal_days() owner to cardinal_owner;
-revoke all on function cardinal.count_control_goal_days() from public;
-comment on function cardinal.count_control_goal_days() is
-    'Statement trigger of report_control_exposures: adds the further goals converted within the window '
-    'of the inserted and new rows to report_control_goal_days and subtracts those of the deleted and old ones, '
-    'with the campaign''s current window and zone; deletes the counts that reach zero.';
-
-
-create or replace trigger report_control_exposures_count_goals_inserted
-    after insert on cardinal.report_control_exposures
-    referencing new table as added
-    for each statement
-    execute function cardinal.count_control_goal_days();
-comment on trigger report_control_exposures_count_goals_inserted on cardinal.report_control_exposures is
-    'Keeps report_control_goal_days the aggregate of the rows.';
-
-
-create or replace trigger report_control_exposures_count_goals_updated
-    after update on cardinal.report_control_exposures
-    referencing old table as removed new table as added
-    for each statement
-    execute function cardinal.count_control_goal_days();
-comment on trigger report_control_exposures_count_goals_updated on cardinal.report_control_exposures is
-    'Keeps report_control_goal_days the aggregate of the rows.';
-
-
-create or replace trigger report_control_exposures_count_goals_deleted
-    after delete on cardinal.report_control_exposures
-    referencing old table as removed
-    for each statement
-    execute function cardinal.count_control_goal_days();
-comment on trigger report_control_exposures_count_goals_deleted on cardinal.report_control_exposures is
-    'Keeps report_control_goal_days the aggregate of the rows.';
-
-
--- A recount of one campaign's further goal counts, or of an app's (campaign NULL), from the rows.
-create or replace function cardinal.recount_control_goal_days(app_id bigint, campaign_id text)
-    returns void
-    language plpgsql
-    set search_path = pg_catalog, pg_temp
-as $function$
-begin
-    delete from cardinal.report_control_goal_days as d
-    where d.app_id = recount_control_goal_days.app_id
-      and (recount_control_goal_days.campaign_id is null or d.campaign_id = recount_control_goal_days.campaign_id);
-    insert into cardinal.report_control_goal_days
-    select * from cardinal.report_control_goal_days_of_rows as r
-    where r.app_id = recount_control_goal_days.app_id
-      and (recount_control_goal_days.campaign_id is null or r.campaign_id = recount_control_goal_days.campaign_id)
-    order by app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal;
-end
-$function$;
-alter function cardinal.recount_control_goal_days(bigint, text) owner to cardinal_owner;
-revoke all on function cardinal.recount_control_goal_days(bigint, text) from public;
-comment on function cardinal.recount_control_goal_days(bigint, text) is
-    'Makes report_control_goal_days of a campaign (of every campaign of the app when campaign_id is NULL) anew '
-    'from report_control_exposures and the current settings. The caller holds the state lock.';
 
 
 -- One campaign's further_converted_at looked up again in the folded conversion state: after a change of its
@@ -1255,10 +1171,6 @@ create or replace function cardinal.count_finding_day_users()
     set jit = off
 as $function$
 declare
-    -- The columns the counts read, as current_rows and the transition tables name them.
-    counted constant text := 'group_id, user_key, impression_days, dismissal_days, control_impression_days, '
-                             'send_days, control_send_days, first_impression_at, first_control_impression_at, '
-                             'first_control_send_at, click_times, dismissal_times';
     -- The statement's rows whose counted days may have changed, on both sides of an update (one that moves a
     -- row to another user or group changes two users' or groups' days): an update that keeps a row's
     -- impression, dismissal, control impression, send and control send days is left out.
@@ -1266,56 +1178,15 @@ declare
     -- The same for the interactions: the rows whose clicks, dismissals, first impression or first control
     -- exposures may have changed.
     interaction_changes text;
-    -- The touched users' rows before and after the statement, from their rows now (current_rows) and the
-    -- transition tables: see the note on upserts below.
+    -- The touched users' rows before and after the statement, in the columns the counts read, from their rows
+    -- now (current_rows) and the transition tables; report_state_versions says how an upsert is counted once.
     versions text;
 begin
-    -- An INSERT ... ON CONFLICT DO UPDATE (the fold's upserts) fires this trigger twice, once with the rows it
-    -- inserted (I) and once with those it updated (old O, new N), each seeing the table after the whole
-    -- statement (P - O + N + I, P the table before). Netted pairs add up, so the two firings are counted as
-    -- the statement's two halves in a row, whichever fires first: the update from P to P - O + N, the insert
-    -- from P - O + N to the end. The update's firing therefore leaves out I, which it cannot see: the rows of
-    -- the touched users that the statement wrote (the same xmin and cmin as its own new rows, N) but that are
-    -- not among its own. A plain UPDATE writes no such rows. The statement's rows share one xmin and cmin, so
-    -- the array to compare with holds one value (an array of one value per row, searched once per touched
-    -- row, took a third of the trigger's time once clicks touched more users).
-    versions := case tg_op
-        when 'INSERT' then format(
-            'select true as after, %1$s
-             from current_rows as c
-             union all
-             select false, %1$s
-             from current_rows as c
-             where not exists (select from added as n where n.group_id = c.group_id and n.user_key = c.user_key)',
-            counted)
-        when 'DELETE' then format(
-            'select true as after, %1$s
-             from current_rows as c
-             union all
-             select false, %1$s
-             from current_rows as c
-             union all
-             select false, %1$s
-             from removed as o',
-            counted)
-        else format(
-            'select true as after, %1$s
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n on n.group_id = w.group_id and n.user_key = w.user_key))
-                or exists (select from added as n where n.group_id = c.group_id and n.user_key = c.user_key)
-             union all
-             select false, %1$s
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n on n.group_id = w.group_id and n.user_key = w.user_key))
-             union all
-             select false, %1$s
-             from removed as o',
-            counted)
-    end;
+    versions := cardinal.report_state_versions(
+        tg_op, array['group_id', 'user_key'],
+        array['group_id', 'user_key', 'impression_days', 'dismissal_days', 'control_impression_days', 'send_days',
+              'control_send_days', 'first_impression_at', 'first_control_impression_at', 'first_control_send_at',
+              'click_times', 'dismissal_times']);
     day_changes := cardinal.report_user_state_changes(
         tg_op,
         array['impression_days', 'dismissal_days', 'control_impression_days', 'send_days', 'control_send_days']);
@@ -1830,56 +1701,7 @@ create or replace function cardinal.count_session_units()
     set enable_mergejoin = off
     set jit = off
 as $function$
-declare
-    -- The touched users' rows before and after the statement, from their rows now (current_rows) and the
-    -- transition tables, as count_finding_day_users makes them: an upsert's update firing leaves out
-    -- the rows its insert half wrote, told apart by their xmin and cmin (one value for the statement).
-    versions text;
 begin
-    versions := case tg_op
-        when 'INSERT' then
-            'select true as after, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             union all
-             select false, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             where not exists (
-                 select from added as n
-                 where n.group_id = c.group_id and n.user_key = c.user_key and n.session_id = c.session_id
-                   and n.day = c.day)'
-        when 'DELETE' then
-            'select true as after, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             union all
-             select false, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             union all
-             select false, o.group_id, o.user_key, o.session_id, o.day, o.impressions, o.message_ids
-             from removed as o'
-        else
-            'select true as after, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n
-                           on n.group_id = w.group_id and n.user_key = w.user_key and n.session_id = w.session_id
-                          and n.day = w.day))
-                or exists (
-                       select from added as n
-                       where n.group_id = c.group_id and n.user_key = c.user_key and n.session_id = c.session_id
-                         and n.day = c.day)
-             union all
-             select false, c.group_id, c.user_key, c.session_id, c.day, c.impressions, c.message_ids
-             from current_rows as c
-             where not c.written_by = any(array(
-                       select distinct w.written_by from current_rows as w
-                       join added as n
-                           on n.group_id = w.group_id and n.user_key = w.user_key and n.session_id = w.session_id
-                          and n.day = w.day))
-             union all
-             select false, o.group_id, o.user_key, o.session_id, o.day, o.impressions, o.message_ids
-             from removed as o'
-    end;
     execute format($statement$
         with changed as materialized (
             select n.group_id, n.user_key from %1$s as n
@@ -1992,7 +1814,11 @@ begin
     $statement$,
         case when tg_op = 'DELETE' then 'removed' else 'added' end,
         case when tg_op = 'INSERT' then 'added' else 'removed' end,
-        versions);
+        -- The touched users' rows before and after the statement, from their rows now (current_rows) and the
+        -- transition tables.
+        cardinal.report_state_versions(tg_op, array['group_id', 'user_key', 'session_id', 'day'],
+                                       array['group_id', 'user_key', 'session_id', 'day', 'impressions',
+                                             'message_ids']));
     delete from cardinal.report_session_units where units = 0;
     delete from cardinal.report_session_day_users where users = 0;
     return null;
