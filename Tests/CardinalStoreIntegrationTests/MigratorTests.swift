@@ -86,6 +86,62 @@ import TestSupport
         #expect(try codeRuns[0].decode(Int.self, at: 0) == 1)
     }
 
+    @Test("A fold that starts while migrate applies a migration finds the report state locked until the code files are back")
+    func foldSkipsWhileMigrateApplies() throws {
+        let database = try TestDatabase.migrated(prefix: "migrate")
+        defer { database.drop() }
+        let all = try migrations()
+        // The pending migration waits for an advisory lock the test holds: the upgrade stands between its
+        // migration and its code run for as long as the test wants.
+        let gateKey = 4_242
+        let waiting = Migration(version: all.last!.version + 1, name: "wait_for_the_test",
+                                sql: "select pg_advisory_lock(\(gateKey)); select pg_advisory_unlock(\(gateKey));")
+        let gateHeld = DispatchSemaphore(value: 0)
+        let foldDuringUpgrade = Mutex<Result<Int64?, any Error>?>(nil)
+        let upgrade = Mutex<Result<Migrator.Outcome, any Error>?>(nil)
+
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                gateHeld.wait()
+                let outcome = Result {
+                    try Migrator(connection: try database.connect(), migrations: all + [waiting],
+                                 code: try TestDatabase.migrationDirectory.loadCode()).migrate()
+                }
+                upgrade.withLock { $0 = outcome }
+                return
+            }
+            let folded = Result { () throws -> Int64? in
+                let gate = try database.connect()
+                try gate.query("select pg_advisory_lock(\(gateKey))")
+                gateHeld.signal()
+                defer { _ = try? gate.query("select pg_advisory_unlock(\(gateKey))") }
+                let probe = try database.connect()
+                let deadline = Date.now.addingTimeInterval(60)
+                while try !probe.query(
+                    "select exists (select from pg_locks where locktype = 'advisory' and objid = \(gateKey) and not granted)"
+                )[0].decode(Bool.self, at: 0) {
+                    guard Date.now < deadline else { throw GateNeverReached() }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+                return try probe.transaction(isolation: .repeatableRead) {
+                    try $0.query("select cardinal.fold_report_state()")[0].decode(Int64?.self, at: 0)
+                }
+            }
+            foldDuringUpgrade.withLock { $0 = folded }
+        }
+
+        // NULL: the fold found the state locked and folded nothing.
+        #expect(try foldDuringUpgrade.withLock { $0 }?.get() == .some(nil))
+        #expect(try upgrade.withLock { $0 }?.get().migrations.map(\.version) == [waiting.version])
+        let after = try database.connect().transaction(isolation: .repeatableRead) {
+            try $0.query("select cardinal.fold_report_state()")[0].decode(Int64?.self, at: 0)
+        }
+        #expect(after == 0)
+    }
+
+    /// `foldSkipsWhileMigrateApplies` waited a minute for the migration to block on the test's lock.
+    private struct GateNeverReached: Error {}
+
     @Test("Migration files are read in version order and badly named files are refused")
     func directoryReadsInOrder() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)")

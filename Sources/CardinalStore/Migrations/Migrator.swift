@@ -5,7 +5,8 @@ public import PostgresClient
 /// transaction and recorded with a checksum; then, when any code file changed since it was last applied or a
 /// versioned migration ran (it may have dropped an object or changed a comment the code files build on), every
 /// code file in order in one transaction. All of it under an advisory lock, so that two `cardinal migrate` runs
-/// never apply the same file twice.
+/// never apply the same file twice, and what it applies under the report state's lock too, so that no fold runs
+/// between the migrations and the code files.
 ///
 /// A baseline migration (``Migration/isBaseline``) squashes the files before it: a new database runs it, and a
 /// database that an earlier release migrated up to the baseline's version counts as having applied it.
@@ -60,16 +61,22 @@ public struct Migrator {
         try withLock {
             try bootstrap()
             let pending = try pendingMigrations()
-            for (index, migration) in pending.enumerated() {
-                willApply(migration, index + 1, pending.count)
-                try apply(migration)
+            let appliesCode = try !code.isEmpty && (!pending.isEmpty || lastCodeRun().changed)
+            guard !pending.isEmpty || appliesCode else {
+                return Outcome(migrations: [], code: [])
             }
-            guard try !code.isEmpty && (!pending.isEmpty || lastCodeRun().changed) else {
-                return Outcome(migrations: pending, code: [])
+            return try holdingReportState {
+                for (index, migration) in pending.enumerated() {
+                    willApply(migration, index + 1, pending.count)
+                    try apply(migration)
+                }
+                guard appliesCode else {
+                    return Outcome(migrations: pending, code: [])
+                }
+                willApplyCode(code.count)
+                try applyCode()
+                return Outcome(migrations: pending, code: code)
             }
-            willApplyCode(code.count)
-            try applyCode()
-            return Outcome(migrations: pending, code: code)
         }
     }
 
@@ -120,6 +127,29 @@ public struct Migrator {
     private func withLock<T>(_ body: () throws -> T) throws -> T {
         try connection.query("select pg_advisory_lock(\(Self.advisoryLockKey))")
         defer { _ = try? connection.query("select pg_advisory_unlock(\(Self.advisoryLockKey))") }
+        return try body()
+    }
+
+    /// Runs `body` holding the report state's advisory lock (`cardinal.report_state_lock_key()`), when the schema
+    /// has one, for the whole session.
+    ///
+    /// Each versioned migration commits on its own, and the code files after them: a fold in between would run
+    /// on the old code against the new tables, or miss a trigger that a migration dropped and a code file makes
+    /// again (0100 merged two counting triggers of `report_control_exposures`). A fold and a requeue take the
+    /// same lock (the fold with a try, so cardinald's fold skips its rounds until the upgrade is done); the
+    /// migrator first waits for a fold already running. A database without the function has no fold yet.
+    private func holdingReportState<T>(_ body: () throws -> T) throws -> T {
+        let lockable = try connection.query(
+            "select to_regprocedure('cardinal.report_state_lock_key()') is not null as lockable"
+        )
+        guard try lockable[0].decode(Bool.self, column: "lockable") else {
+            return try body()
+        }
+        // The key is read once: a code file may change the function, and the unlock must name what was locked.
+        let key = try connection.query("select cardinal.report_state_lock_key() as key")[0]
+            .decode(Int64.self, column: "key")
+        try connection.query("select pg_advisory_lock(\(key))")
+        defer { _ = try? connection.query("select pg_advisory_unlock(\(key))") }
         return try body()
     }
 
