@@ -104,6 +104,7 @@ create or replace function cardinal.report_group_is(
     returns boolean
     language sql
     immutable
+    parallel safe
 as $function$
     select g.app_id = report_group_is.app_id
        and coalesce(g.campaign_id, '') = coalesce(report_group_is.campaign_id, '')
@@ -117,7 +118,6 @@ as $function$
        and g.test = report_group_is.test;
 $function$;
 alter function cardinal.report_group_is(cardinal.report_groups, bigint, text, text, text, text, text, text, text, text, boolean) owner to cardinal_owner;
-grant execute on function cardinal.report_group_is(cardinal.report_groups, bigint, text, text, text, text, text, text, text, text, boolean) to cardinal_reader;
 comment on function cardinal.report_group_is(cardinal.report_groups, bigint, text, text, text, text, text, text, text, text, boolean) is
     'Whether the report group g has the given keys (app, campaign, canvas, step, variant, channel, platform, '
     'versions, test), NULL matching NULL. Inlined into the joins of the fold''s steps as hashable equalities.';

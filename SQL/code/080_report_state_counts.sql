@@ -378,8 +378,8 @@ create or replace function cardinal.count_control_exposure_days()
     returns trigger
     language plpgsql
     set search_path = pg_catalog, pg_temp
-    -- A transition table has no statistics: hash joins, and a hash aggregate of the changed rows before the
-    -- one sort of the few counts they touch (sorting every changed row by the six keys took twice as long).
+    -- A transition table has no statistics: hash joins, and hash aggregates of the changed rows before the
+    -- sorts of the few counts they touch (sorting every changed row by the six keys took twice as long).
     set enable_nestloop = off
     set enable_sort = off
     set jit = off
@@ -427,6 +427,7 @@ begin
             from goal_delta
             -- An update that leaves a row's goals where they were changes nothing.
             where converters <> 0
+            -- One order for every writer, so that two never wait for each other's rows the other way round.
             order by app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal
             on conflict (app_id, campaign_id, exposed_day, control, variant_key, second_arm_day, ordinal) do update
             set converters = d.converters + excluded.converters

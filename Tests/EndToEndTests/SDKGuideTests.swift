@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// docs/sdk-guide.md against the real daemon: every Cardinal event the guide gives for an SDK call, posted in one
-/// batch, is accepted or refused with the code its "today" column names.
+/// batch, is accepted or refused with the code its "today" column names, and each accepted one is counted by the
+/// report the guide names.
 @Suite struct SDKGuideTests {
     /// One example of the guide: its SDK call, the event's JSON (without id, time and user) and the verdict.
     private struct Example {
@@ -114,7 +115,7 @@ import TestSupport
     @Test("Every event the SDK guide accepts, posted to the daemon, is counted by the report the guide names")
     func guideExamplesCountedInReports() throws {
         let accepted = try Self.examples().filter { $0.refusal == nil }
-        #expect(Set(accepted.map(\.call)) == Set(Self.counted.map(\.call)), "an accepted example counted nowhere")
+        #expect(Set(accepted.map(\.call)) == Set(Self.counted.map(\.call)), "the accepted examples and the checked ones differ")
 
         let start = Date.now.addingTimeInterval(-7_200)
         func event(_ json: Substring, minute: Int, user: String = "u1", device: String = "d1") -> TestEvent {
@@ -150,7 +151,7 @@ import TestSupport
     }
 }
 
-/// The reports `SDKGuideTests` reads, as the release CLI prints them in JSON: unique impressions, the same by
+/// The reports `SDKGuideTests` reads, as the built `cardinal` prints them in JSON: unique impressions, the same by
 /// `button_id`, and the conversions that come with them.
 private struct SDKGuideReports {
     private let rows: [[String: Any]]
