@@ -175,7 +175,7 @@ begin
     delete from cardinal.report_daily_counts as c
     where c.group_id = any(touched)
       and c.impressions = 0 and c.clicks = 0 and c.dismissals = 0 and c.sends = 0
-      and c.control_impressions = 0 and c.control_sends = 0;
+      and c.control_impressions = 0 and c.control_sends = 0 and c.deliveries = 0;
 
     -- Triggers take the same users' day pairs and dismissals out.
     delete from cardinal.report_user_state as u

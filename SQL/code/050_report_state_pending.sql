@@ -1061,7 +1061,8 @@ as $function$
                count(*) filter (where f.type = 'dismissal') as dismissals,
                count(*) filter (where f.type = 'send' and not f.control) as sends,
                count(*) filter (where f.type = 'impression' and f.control) as control_impressions,
-               count(*) filter (where f.type = 'send' and f.control) as control_sends
+               count(*) filter (where f.type = 'send' and f.control) as control_sends,
+               count(*) filter (where f.type = 'delivery') as deliveries
         from folded as f
         join cardinal.apps as a on a.app_id = f.app_id
         left join cardinal.campaign_settings as s on s.app_id = f.app_id and s.campaign_id = f.campaign_id
@@ -1080,7 +1081,8 @@ as $function$
             dismissals = c.dismissals - x.dismissals,
             sends = c.sends - x.sends,
             control_impressions = c.control_impressions - x.control_impressions,
-            control_sends = c.control_sends - x.control_sends
+            control_sends = c.control_sends - x.control_sends,
+            deliveries = c.deliveries - x.deliveries
         from counted as x
         where c.group_id = x.group_id and c.day = x.day
           -- The touched groups' rows by the primary key: the hashed join would otherwise read every app's

@@ -43,7 +43,8 @@ left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_
 cross join lateral (
     select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
 ) as local
-where q.type <> 'conversion'
+-- A push delivery is counted per day only (report_daily_counts), never per user.
+where q.type not in ('conversion', 'delivery')
 group by 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10;
 alter view cardinal.report_pending_user_facts owner to cardinal_owner;
 grant select on cardinal.report_pending_user_facts to cardinal_reader;
@@ -63,7 +64,8 @@ select q.app_id, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id, q.c
        count(*) filter (where q.type = 'dismissal') as dismissals,
        count(*) filter (where q.type = 'send' and not q.control) as sends,
        count(*) filter (where q.type = 'impression' and q.control) as control_impressions,
-       count(*) filter (where q.type = 'send' and q.control) as control_sends
+       count(*) filter (where q.type = 'send' and q.control) as control_sends,
+       count(*) filter (where q.type = 'delivery') as deliveries
 from cardinal.report_unfolded_events() as q
 join cardinal.apps as a on a.app_id = q.app_id
 left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
@@ -140,7 +142,7 @@ select cardinal.copy_column_comments('cardinal.report_user_facts', 'cardinal.rep
 create or replace view cardinal.report_daily_count_facts as
 select g.app_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id, g.channel, g.platform,
        g.sdk_version, g.app_version, g.test, c.day, c.impressions, c.clicks, c.dismissals, c.sends,
-       c.control_impressions, c.control_sends
+       c.control_impressions, c.control_sends, c.deliveries
 from cardinal.report_daily_counts as c
 join cardinal.report_groups as g on g.group_id = c.group_id
 union all

@@ -857,7 +857,7 @@ begin
 
     insert into cardinal.report_daily_counts as c
     select g.group_id, f.day, f.impressions, f.clicks, f.dismissals, f.sends, f.control_impressions,
-           f.control_sends
+           f.control_sends, f.deliveries
     from cardinal.report_pending_daily_counts as f
     join cardinal.report_groups as g
         on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
@@ -869,7 +869,8 @@ begin
         dismissals = c.dismissals + excluded.dismissals,
         sends = c.sends + excluded.sends,
         control_impressions = c.control_impressions + excluded.control_impressions,
-        control_sends = c.control_sends + excluded.control_sends;
+        control_sends = c.control_sends + excluded.control_sends,
+        deliveries = c.deliveries + excluded.deliveries;
 
     insert into cardinal.report_session_state as v
     select g.group_id, f.user_key, f.session_id, f.day, f.impressions, f.message_ids

@@ -29,7 +29,7 @@ begin
         return;
     end if;
     -- A push row's direct opens are its own clicks (its button's, split by button); its influenced and total
-    -- opens are those of the whole report's row.
+    -- opens and its deliveries are those of the whole report's row.
     return query
     select p.*, o.*
     from cardinal.unique_impressions_by_part(app, from_date, to_date, coalesce(include_test, false), campaign, by,
@@ -42,9 +42,16 @@ begin
        and w.canvas_step_id is not distinct from p.canvas_step_id
        and w.variant_id is not distinct from p.variant_id
        and w.channel = p.channel
+    left join cardinal.push_deliveries_reference(app, from_date, to_date, include_test, campaign) as d
+        on p.channel = 'push'
+       and d.app_name = p.app_name
+       and d.campaign_id is not distinct from p.campaign_id
+       and d.canvas_id is not distinct from p.canvas_id
+       and d.canvas_step_id is not distinct from p.canvas_step_id
+       and d.variant_id is not distinct from p.variant_id
     cross join lateral cardinal.unique_impressions_open_columns(p.channel, p.clicks, p.unique_clicks,
                                                                 p.unique_recipients, w.influenced_opens,
-                                                                w.unique_direct_opens) as o
+                                                                w.unique_direct_opens, d.sends, d.deliveries) as o
     order by p.app_name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.breakdown;
 end
 $function$;
@@ -338,6 +345,46 @@ grant execute on function cardinal.push_opens_reference(text, date, date, boolea
 comment on function cardinal.push_opens_reference(text, date, date, boolean, text, text) is
     'Reference implementation of push_opens over the raw events: the same arguments and rows, computed '
     'without the report state. Slow on large apps; for checking numbers and tests.';
+
+
+-- The reference of push_deliveries over the raw events: push send and delivery events per row, by the report
+-- day of the event in the campaign's time zone.
+create or replace function cardinal.push_deliveries_reference(
+    app          text,
+    from_date    date,
+    to_date      date,
+    include_test boolean default false,
+    campaign     text    default null,
+    by           text    default null
+)
+    returns setof cardinal.push_deliveries_row
+    language sql
+    stable
+as $function$
+    select a.name, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id,
+           cardinal.report_breakdown(push_deliveries_reference.by, local.day, e.platform, e.sdk_version,
+                                     e.app_version),
+           count(*) filter (where e.type = 'send'), count(*) filter (where e.type = 'delivery')
+    from cardinal.apps as a
+    join cardinal.identified_events as e on e.app_id = a.app_id
+    left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+    cross join lateral (
+        select (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
+    ) as local
+    where (push_deliveries_reference.app is null or a.name = push_deliveries_reference.app)
+      and (push_deliveries_reference.campaign is null or e.campaign_id = push_deliveries_reference.campaign)
+      and e.channel = 'push'
+      and e.type in ('send', 'delivery')
+      and not e.control
+      and (push_deliveries_reference.include_test or not e.test)
+      and local.day between push_deliveries_reference.from_date and push_deliveries_reference.to_date
+    group by 1, 2, 3, 4, 5, 6;
+$function$;
+alter function cardinal.push_deliveries_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.push_deliveries_reference(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.push_deliveries_reference(text, date, date, boolean, text, text) is
+    'Reference implementation of push_deliveries over the raw events: the same arguments and rows, computed '
+    'without the report state.';
 
 
 -- The reference of campaign_conversions over the raw events (identities merged by identified_events): each
@@ -865,8 +912,8 @@ as $function$
         from scoped as c
         group by 1, 2, 3, 4, 5, 6, 7
     )
-    -- The rates, and the influenced opens of each push row, joined to the counted rows (a few hundred), not to
-    -- every event.
+    -- The rates, and the influenced opens, sends and deliveries of each push row, joined to the counted rows (a
+    -- few hundred), not to every event.
     select c.*, r.*, o.*
     from counted as c
     left join cardinal.push_opens_reference(unique_impressions_reference_unsplit.app,
@@ -882,12 +929,25 @@ as $function$
        and p.canvas_step_id is not distinct from c.canvas_step_id
        and p.variant_id is not distinct from c.variant_id
        and p.breakdown is not distinct from c.breakdown
+    left join cardinal.push_deliveries_reference(unique_impressions_reference_unsplit.app,
+                                                 unique_impressions_reference_unsplit.from_date,
+                                                 unique_impressions_reference_unsplit.to_date,
+                                                 unique_impressions_reference_unsplit.include_test,
+                                                 unique_impressions_reference_unsplit.campaign,
+                                                 unique_impressions_reference_unsplit.by) as d
+        on c.channel = 'push'
+       and d.app_name = c.app_name
+       and d.campaign_id is not distinct from c.campaign_id
+       and d.canvas_id is not distinct from c.canvas_id
+       and d.canvas_step_id is not distinct from c.canvas_step_id
+       and d.variant_id is not distinct from c.variant_id
+       and d.breakdown is not distinct from c.breakdown
     cross join lateral cardinal.unique_impressions_rates(c.channel, c.impressions, c.unique_impressions,
                                                          c.clicks, c.unique_clicks, c.dismissals,
                                                          c.unique_dismissals, c.unique_recipients) as r
     cross join lateral cardinal.unique_impressions_open_columns(c.channel, c.clicks, c.unique_clicks,
                                                                 c.unique_recipients, p.influenced_opens,
-                                                                c.unique_clicks) as o
+                                                                c.unique_clicks, d.sends, d.deliveries) as o
     order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) owner to cardinal_owner;

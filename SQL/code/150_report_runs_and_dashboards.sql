@@ -93,7 +93,7 @@ select cardinal.copy_column_comments('cardinal.latest_control', 'cardinal.report
 create or replace view cardinal.daily_message_counts as
 select a.name as app_name, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id, f.channel,
        f.platform, f.sdk_version, f.app_version, f.test, f.day, f.impressions, f.clicks, f.dismissals, f.sends,
-       f.control_impressions, f.control_sends
+       f.control_impressions, f.control_sends, f.deliveries
 from cardinal.report_daily_count_facts as f
 join cardinal.apps as a on a.app_id = f.app_id;
 alter view cardinal.daily_message_counts owner to cardinal_owner;
@@ -113,3 +113,5 @@ comment on column cardinal.daily_message_counts.day is
 comment on column cardinal.daily_message_counts.sends is 'Send events (control sends excluded).';
 comment on column cardinal.daily_message_counts.control_impressions is 'Control impressions (control: true).';
 comment on column cardinal.daily_message_counts.control_sends is 'Control sends (control: true).';
+comment on column cardinal.daily_message_counts.deliveries is
+    'Push deliveries: delivery events, the devices reporting the notification received (0 on other channels).';

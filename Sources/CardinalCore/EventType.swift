@@ -12,6 +12,9 @@ public enum EventType: String, Sendable, CaseIterable {
     case click
     /// The user closed or swiped the message away without clicking.
     case dismissal
+    /// A push notification reached the device: the SDK's received callback (Android
+    /// `NOTIFICATION_RECEIVED`, iOS `.received`). Push only.
+    case delivery
     /// A custom app event (`name`, optionally `value` and `currency`) that campaigns try to cause.
     case conversion
     /// The app came to the foreground and the SDK opened a session: an app open, which counts as an

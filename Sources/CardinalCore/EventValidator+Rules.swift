@@ -50,9 +50,19 @@ extension EventValidator {
                 code: .controlInteraction,
                 message: "field \"control\" is true on \(ValidationFailure.article(type)); control users are never "
                     + "shown the message, so they cannot click or dismiss it")
-        case .conversion, .sessionStart:
+        case .delivery, .conversion, .sessionStart:
             throw .notAllowed(.control, on: type, "control is set on the send and impression events of a campaign")
         }
+    }
+
+    /// A delivery is a push notification reaching the device; the other channels are received when shown, and
+    /// log an impression then (a CHECK of `events`).
+    func checkDelivery(type: EventType, channel: Channel?) throws(ValidationFailure) {
+        guard type == .delivery, let channel, channel != .push else { return }
+        throw ValidationFailure(
+            code: .invalidValue,
+            message: "field \"channel\" is \"\(channel.rawValue)\" on a delivery; only a push is delivered to the "
+                + "device, other channels log an impression when the message is shown")
     }
 
     /// A session start is an app open: it names no variant, message or button (a CHECK of `events`).

@@ -80,6 +80,7 @@ public struct EventValidator: Sendable {
             channel = try fields.requiredEnumeration(
                 .channel, as: Channel.self, context: " for \(ValidationFailure.article(type))")
         }
+        try checkDelivery(type: type, channel: channel)
 
         let time = try window.eventTime(of: fields)
 

@@ -16,12 +16,14 @@ struct EventJSON {
         ("campaign_id", #""camp-1""#),
     ])
 
-    /// A valid event of `type`: a conversion gets a name and no channel or campaign, a session start neither.
+    /// A valid event of `type`: a conversion gets a name and no channel or campaign, a session start neither, a
+    /// delivery the push channel.
     static func of(_ type: EventType) -> EventJSON {
         let event = impression.with("type", Fixture.quoted(type.rawValue))
         switch type {
         case .conversion: return event.without("channel").without("campaign_id").with("name", #""purchase""#)
         case .sessionStart: return event.without("channel").without("campaign_id")
+        case .delivery: return event.with("channel", #""push""#)
         case .send, .impression, .click, .dismissal: return event
         }
     }

@@ -48,11 +48,12 @@ import Testing
             "app", "campaign_id", "canvas_step_id", "variant_id", "channel", "impressions", "unique_impressions",
             "unique_daily_impressions", "unique_recipients", "clicks", "unique_clicks", "dismissals",
             "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate", "unique_dismissal_rate",
-            // 0029's push columns: new members at the end, null on other channels.
+            // The push columns (0029, deliveries 0101): new members at the end, null on other channels.
             "direct_opens", "unique_direct_opens", "influenced_opens", "total_opens", "direct_open_rate",
-            "total_open_rate",
+            "total_open_rate", "deliveries", "delivery_rate",
         ])
         #expect(card["direct_opens"] == .null)
+        #expect(card["deliveries"] == .null)
         #expect(card["total_open_rate"] == .null)
         #expect(card["app"] == .string("shop"))
         #expect(card["canvas_step_id"] == .null)
@@ -65,6 +66,8 @@ import Testing
         #expect(push["direct_opens"] == .number("0"))
         #expect(push["influenced_opens"] == .number("0"))
         #expect(push["direct_open_rate"] == .number("0"))
+        #expect(push["deliveries"] == .number("0"))
+        #expect(push["delivery_rate"] == .number("0"))
     }
 
     @Test("anomalies JSON has the contract's fields and an evidence object of numbers")

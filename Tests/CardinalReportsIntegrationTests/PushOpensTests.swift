@@ -101,6 +101,48 @@ import Testing
         #expect(try rates("unique_impressions", by: "platform") == expected)
     }
 
+    @Test("Push deliveries are counted per row and rated over the sends, before and after the fold and in the reference")
+    func pushDeliveries() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeScenario(scenario)
+        // u1's device reports the push received twice, u2's once: 3 deliveries on day 10, over its 5 sends (u6's
+        // control send is not one) 0.6. u4's arrives at 16:00 UTC, 01:00 on day 11 in Tokyo: in the range, 4 of 5
+        // = 0.8, but on a day where the push has no send, click or dismissal to make a row of its own. The card
+        // row has no push columns; split by button, the push's one row (u1 tapped the body) has the message's.
+        let sent = scenario.time(10, "01:00")
+        try scenario.write([
+            event(.delivery, .push, at: sent.addingTimeInterval(30), user: "u1", variant: nil),
+            event(.delivery, .push, at: sent.addingTimeInterval(40), user: "u1", variant: nil),
+            event(.delivery, .push, at: sent.addingTimeInterval(30), user: "u2", variant: nil),
+            event(.delivery, .push, at: scenario.time(10, "16:00"), user: "u4", variant: nil),
+        ])
+        func deliveries(_ function: String, by: String? = nil) throws -> [[String?]] {
+            try scenario.connection.query(
+                """
+                select channel, breakdown, deliveries::text, delivery_rate::text
+                from cardinal.\(function)($1, $2, $3, false, null, $4)
+                order by channel, breakdown
+                """,
+                [ReportScenario.appName, scenario.day(10), scenario.day(11), by]
+            ).map { row in try (0..<4).map { try row.decode(String?.self, at: $0) } }
+        }
+        let whole: [[String?]] = [["content_card", nil, nil, nil], ["push", nil, "4", "0.8"]]
+        let byDay: [[String?]] = [
+            ["content_card", scenario.day(10).description, nil, nil],
+            ["push", scenario.day(10).description, "3", "0.6"],
+        ]
+        for function in ["unique_impressions", "unique_impressions_reference"] {
+            #expect(try deliveries(function) == whole)
+            #expect(try deliveries(function, by: "day") == byDay)
+            #expect(try deliveries(function, by: "button_id") == whole)
+        }
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        #expect(try deliveries("unique_impressions") == whole)
+        #expect(try deliveries("unique_impressions", by: "day") == byDay)
+        #expect(try deliveries("unique_impressions", by: "button_id") == whole)
+    }
+
     @Test("The campaign's influenced_open_window replaces the 12 hours")
     func configuredWindow() throws {
         let scenario = try ReportScenario()

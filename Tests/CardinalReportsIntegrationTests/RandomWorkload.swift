@@ -124,7 +124,7 @@ struct RandomWorkload {
     }
 
     /// Push sends with app opens (session starts) around them, from two hours before to twenty after, so that
-    /// the 12-hour influenced-open window and its edges are met often; and some direct opens.
+    /// the 12-hour influenced-open window and its edges are met often; some direct opens, and deliveries.
     private static func pushOpens(generator: inout SeededGenerator, baseTime: Date, people: String) -> [Event] {
         guard generator.chance(0.6) else { return [] }
         var events: [Event] = []
@@ -140,6 +140,15 @@ struct RandomWorkload {
             if generator.chance(0.3) {
                 events.append(Event(id: UUID(), type: .click, channel: .push,
                                     time: sent.addingTimeInterval(Double(Int.random(in: 0..<7200, using: &generator))),
+                                    userID: user, source: source, variantID: variant, platform: platform, test: test))
+            }
+            // Deliveries up to a day after the send, so some fall on the next report day, and now and then
+            // reported twice by one device. Drawn from a generator of their own, seeded by the send, so that the
+            // rest of every workload is what it was before deliveries existed.
+            var deliveryDraws = SeededGenerator(seed: UInt64(sent.timeIntervalSince(baseTime)))
+            for _ in 0..<(deliveryDraws.chance(0.5) ? Int.random(in: 1...2, using: &deliveryDraws) : 0) {
+                let delay = Double(Int.random(in: 0..<86_400, using: &deliveryDraws))
+                events.append(Event(id: UUID(), type: .delivery, channel: .push, time: sent.addingTimeInterval(delay),
                                     userID: user, source: source, variantID: variant, platform: platform, test: test))
             }
             for _ in 0..<Int.random(in: 0...2, using: &generator) {

@@ -37,24 +37,26 @@ import Testing
             "unique_recipients":3,"clicks":1,"unique_clicks":1,"dismissals":0,"unique_dismissals":0,\
             "click_rate":0.25,"unique_click_rate":0.3333333333333333,"dismissal_rate":0,\
             "unique_dismissal_rate":null,"direct_opens":null,"unique_direct_opens":null,"influenced_opens":null,\
-            "total_opens":null,"direct_open_rate":null,"total_open_rate":null}],"conversions":[]}
+            "total_opens":null,"direct_open_rate":null,"total_open_rate":null,"deliveries":null,\
+            "delivery_rate":null}],"conversions":[]}
 
             """)
     }
 
-    @Test("A push row's JSON carries its opens and open rates at the end of the row")
+    @Test("A push row's JSON carries its opens, deliveries and their rates at the end of the row")
     func pushRowJSON() {
         let push = UniqueImpressionsRow(
             app: "shop", campaignID: "p1", variantID: nil, channel: "push", impressions: 0, uniqueImpressions: 0,
             uniqueDailyImpressions: 0, uniqueRecipients: 5, clicks: 2, uniqueClicks: 1, dismissals: 0,
             uniqueDismissals: 0, clickRate: nil, uniqueClickRate: nil, dismissalRate: nil, uniqueDismissalRate: nil,
-            pushOpens: PushOpens(directOpens: 2, uniqueDirectOpens: 1, influencedOpens: 1, totalOpens: 2,
-                                 directOpenRate: 0.2, totalOpenRate: 0.4)
+            push: PushColumns(directOpens: 2, uniqueDirectOpens: 1, influencedOpens: 1, totalOpens: 2,
+                              directOpenRate: 0.2, totalOpenRate: 0.4, deliveries: 4, deliveryRate: 0.8)
         )
         let report = UniqueImpressionsReport(scope: Self.scope, breakdown: nil, rows: [push])
         #expect(report.render(.json).hasSuffix("""
             "unique_dismissal_rate":null,"direct_opens":2,"unique_direct_opens":1,"influenced_opens":1,\
-            "total_opens":2,"direct_open_rate":0.2,"total_open_rate":0.4}],"conversions":[]}
+            "total_opens":2,"direct_open_rate":0.2,"total_open_rate":0.4,"deliveries":4,"delivery_rate":0.8}],\
+            "conversions":[]}
 
             """))
     }
@@ -65,7 +67,7 @@ import Testing
         let csv = report.render(.csv).split(separator: "\n")
         #expect(csv.count == 2)
         #expect(csv[0].hasPrefix("app,campaign_id,canvas_id,canvas_step_id,variant_id,channel,impressions,"))
-        #expect(csv[1] == "shop,c1,,,v1,content_card,4,3,3,3,1,1,0,0,0.25,0.3333333333333333,0,,,,,,,")
+        #expect(csv[1] == "shop,c1,,,v1,content_card,4,3,3,3,1,1,0,0,0.25,0.3333333333333333,0,,,,,,,,,")
         let table = report.render(.table)
         #expect(table.contains("0.3333"))
         #expect(!table.contains("0.33333"))

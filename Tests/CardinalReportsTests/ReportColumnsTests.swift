@@ -25,7 +25,7 @@ import Testing
             "impressions", "unique_impressions", "unique_daily_impressions", "unique_recipients", "clicks",
             "unique_clicks", "dismissals", "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate",
             "unique_dismissal_rate", "direct_opens", "unique_direct_opens", "influenced_opens", "total_opens",
-            "direct_open_rate", "total_open_rate",
+            "direct_open_rate", "total_open_rate", "deliveries", "delivery_rate",
         ]
         let keys = ["app", "campaign_id", "canvas_step_id", "variant_id", "channel"]
         let members = UniqueImpressionsRow.columns
@@ -41,7 +41,7 @@ import Testing
             "unique_impressions", "unique_daily_impressions", "unique_recipients", "clicks", "unique_clicks",
             "dismissals", "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate",
             "unique_dismissal_rate", "direct_opens", "unique_direct_opens", "influenced_opens", "total_opens",
-            "direct_open_rate", "total_open_rate",
+            "direct_open_rate", "total_open_rate", "deliveries", "delivery_rate",
         ])
         #expect(Self.columns.filter { $0.storedName == nil }.map(\.name) == ["breakdown"])
     }

@@ -41,7 +41,7 @@ import TestSupport
     func namedTestsExist() throws {
         let named = try Self.namedTests()
         // One per row of the table.
-        #expect(named.count == 17)
+        #expect(named.count == 18)
         let sources = try Self.testSources()
         for test in named {
             let suiteFiles = sources.filter { $0.contains("struct \(test.suite) ") }

@@ -92,6 +92,10 @@ import TestSupport
         Counted(call: "push open", figure: "winback body direct opens (--by button_id, no button)", expected: 1) {
             $0.part("winback", button: nil)["direct_opens"]
         },
+        // One device reported the push received, of the backend's two sends.
+        Counted(call: "push received", figure: "winback delivery rate", expected: 0.5) {
+            $0.row("winback")["delivery_rate"]
+        },
         Counted(call: "push dismissed", figure: "winback dismissals", expected: 1) { $0.row("winback")["dismissals"] },
         Counted(call: "push action button", figure: "winback button MANAGE direct opens", expected: 1) {
             $0.part("winback", button: "MANAGE")["direct_opens"]

@@ -29,6 +29,8 @@ extension UniqueImpressionsRow {
         .count("total_opens", \.totalOpens),
         .rate("direct_open_rate", \.directOpenRate),
         .rate("total_open_rate", \.totalOpenRate),
+        .count("deliveries", \.deliveries),
+        .rate("delivery_rate", \.deliveryRate),
     ], blank: UniqueImpressionsRow(
         app: "", campaignID: nil, variantID: nil, channel: "", impressions: 0, uniqueImpressions: 0,
         uniqueDailyImpressions: 0, uniqueRecipients: 0, clicks: 0, uniqueClicks: 0, dismissals: 0,

@@ -52,6 +52,11 @@ public struct UniqueImpressionsRow: Sendable, Equatable {
     public var directOpenRate: Double?
     /// Push only: totalOpens / uniqueRecipients; `nil` without recipients and on other channels.
     public var totalOpenRate: Double?
+    /// Push only: delivery events, the devices that reported the notification received; `nil` on other
+    /// channels.
+    public var deliveries: Int64?
+    /// Push only: deliveries / send events; `nil` without sends and on other channels.
+    public var deliveryRate: Double?
 
     /// Creates a row; the query decodes them from the database.
     public init(
@@ -59,7 +64,7 @@ public struct UniqueImpressionsRow: Sendable, Equatable {
         channel: String, breakdown: String? = nil, impressions: Int64, uniqueImpressions: Int64,
         uniqueDailyImpressions: Int64, uniqueRecipients: Int64, clicks: Int64, uniqueClicks: Int64,
         dismissals: Int64, uniqueDismissals: Int64, clickRate: Double?, uniqueClickRate: Double?,
-        dismissalRate: Double?, uniqueDismissalRate: Double?, pushOpens: PushOpens? = nil
+        dismissalRate: Double?, uniqueDismissalRate: Double?, push: PushColumns? = nil
     ) {
         self.app = app
         self.campaignID = campaignID
@@ -80,11 +85,13 @@ public struct UniqueImpressionsRow: Sendable, Equatable {
         self.uniqueClickRate = uniqueClickRate
         self.dismissalRate = dismissalRate
         self.uniqueDismissalRate = uniqueDismissalRate
-        self.directOpens = pushOpens?.directOpens
-        self.uniqueDirectOpens = pushOpens?.uniqueDirectOpens
-        self.influencedOpens = pushOpens?.influencedOpens
-        self.totalOpens = pushOpens?.totalOpens
-        self.directOpenRate = pushOpens?.directOpenRate
-        self.totalOpenRate = pushOpens?.totalOpenRate
+        self.directOpens = push?.directOpens
+        self.uniqueDirectOpens = push?.uniqueDirectOpens
+        self.influencedOpens = push?.influencedOpens
+        self.totalOpens = push?.totalOpens
+        self.directOpenRate = push?.directOpenRate
+        self.totalOpenRate = push?.totalOpenRate
+        self.deliveries = push?.deliveries
+        self.deliveryRate = push?.deliveryRate
     }
 }

@@ -1,6 +1,6 @@
 /// The push columns of a unique-impressions row, given together: a push row has all of them, a row of
 /// another channel none.
-public struct PushOpens: Sendable, Equatable {
+public struct PushColumns: Sendable, Equatable {
     /// Direct opens: the push clicks.
     public var directOpens: Int64
     /// Users with a direct open.
@@ -13,11 +13,16 @@ public struct PushOpens: Sendable, Equatable {
     public var directOpenRate: Double?
     /// totalOpens / unique recipients; `nil` without recipients.
     public var totalOpenRate: Double?
+    /// Delivery events: the devices that reported the notification received; on a row split by button, the
+    /// whole message's.
+    public var deliveries: Int64
+    /// deliveries / send events; `nil` without sends.
+    public var deliveryRate: Double?
 
     /// Creates the push columns of a row.
     public init(
         directOpens: Int64, uniqueDirectOpens: Int64, influencedOpens: Int64, totalOpens: Int64,
-        directOpenRate: Double?, totalOpenRate: Double?
+        directOpenRate: Double?, totalOpenRate: Double?, deliveries: Int64, deliveryRate: Double?
     ) {
         self.directOpens = directOpens
         self.uniqueDirectOpens = uniqueDirectOpens
@@ -25,5 +30,7 @@ public struct PushOpens: Sendable, Equatable {
         self.totalOpens = totalOpens
         self.directOpenRate = directOpenRate
         self.totalOpenRate = totalOpenRate
+        self.deliveries = deliveries
+        self.deliveryRate = deliveryRate
     }
 }
