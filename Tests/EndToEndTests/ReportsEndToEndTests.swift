@@ -77,10 +77,11 @@ import TestSupport
             "unique_daily_impressions", "unique_recipients", "clicks", "unique_clicks", "dismissals",
             "unique_dismissals", "click_rate", "unique_click_rate", "dismissal_rate", "unique_dismissal_rate",
             "direct_opens", "unique_direct_opens", "influenced_opens", "total_opens", "direct_open_rate",
-            "total_open_rate",
+            "total_open_rate", "deliveries", "delivery_rate",
         ])
         // The push columns are null on a content card row.
         #expect(v1["influenced_opens"] is NSNull)
+        #expect(v1["deliveries"] is NSNull)
         #expect(v1["app"] as? String == IngestFixture.appName)
         #expect(v1["campaign_id"] as? String == "spring")
         #expect(v1["canvas_step_id"] is NSNull)
