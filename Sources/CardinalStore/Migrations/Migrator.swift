@@ -125,8 +125,13 @@ public struct Migrator {
     }
 
     private func withLock<T>(_ body: () throws -> T) throws -> T {
-        try connection.query("select pg_advisory_lock(\(Self.advisoryLockKey))")
-        defer { _ = try? connection.query("select pg_advisory_unlock(\(Self.advisoryLockKey))") }
+        try holdingAdvisoryLock(Self.advisoryLockKey, body)
+    }
+
+    /// Runs `body` holding the session-level advisory lock `key`, released however `body` ends.
+    private func holdingAdvisoryLock<T>(_ key: Int64, _ body: () throws -> T) throws -> T {
+        try connection.query("select pg_advisory_lock(\(key))")
+        defer { _ = try? connection.query("select pg_advisory_unlock(\(key))") }
         return try body()
     }
 
@@ -148,9 +153,7 @@ public struct Migrator {
         // The key is read once: a code file may change the function, and the unlock must name what was locked.
         let key = try connection.query("select cardinal.report_state_lock_key() as key")[0]
             .decode(Int64.self, column: "key")
-        try connection.query("select pg_advisory_lock(\(key))")
-        defer { _ = try? connection.query("select pg_advisory_unlock(\(key))") }
-        return try body()
+        return try holdingAdvisoryLock(key, body)
     }
 
     /// Creates the bookkeeping tables; the only DDL that lives outside `SQL/`, because the migrator needs them
