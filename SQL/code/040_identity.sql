@@ -345,7 +345,7 @@ comment on column cardinal.identified_events.stored_xid is
 --   user. identified_events_of_user(app_id, user_key) returns what the view gives one user from indexes
 --   alone: its identified events on (app_id, user_key), then the anonymous events of each device that could
 --   be merged into it on (app_id, device_id), kept when identified_events gives them this user.
---   campaign_conversions_reference, control_arms_reference and push_opens_reference call it; the property
+--   campaign_conversions_reference, control_arms_reference and push_counts_reference call it; the property
 --   tests hold each to the report state.
 -- * Its lookup of a device's events is fenced (OFFSET 0): flattened into the caller, the planner read the
 --   app's conversions of the window for every user before matching them to devices.

@@ -1,7 +1,7 @@
 -- The unique-impressions report: impressions, clicks and dismissals with their distinct users and rates per
 -- campaign (or canvas step) × variant × channel, and for push the direct and influenced opens and deliveries.
 --
--- Entry point: unique_impressions, which adds the push columns (push_opens, push_deliveries) to the 19 columns of
+-- Entry point: unique_impressions, which adds the push columns (from push_counts) to the 19 columns of
 -- unique_impressions_without_push_opens. That one picks the state that answers fastest: the day pairs
 -- (unique_impressions_from_day_pairs), the per-user state (unique_impressions_from_user_state), or the part
 -- state for the breakdowns by button, placement or message (unique_impressions_by_part, which also serves the
@@ -29,8 +29,9 @@ as $function$
     select r.*, o.*
     from cardinal.unique_impressions_without_push_opens(app, from_date, to_date, include_test, campaign, by) as r
     -- '' stands for NULL (no key or breakdown value can be empty), so that the join can be hashed. A part
-    -- breakdown leaves push_opens' breakdown NULL: its influenced opens are the message's, on every button.
-    left join cardinal.push_opens(app, from_date, to_date, include_test, campaign, by) as p
+    -- breakdown leaves push_counts' breakdown NULL: its influenced opens, sends and deliveries are the
+    -- message's, on every button.
+    left join cardinal.push_counts(app, from_date, to_date, include_test, campaign, by) as p
         on r.channel = 'push'
        and p.app_name = r.app_name
        and coalesce(p.campaign_id, '') = coalesce(r.campaign_id, '')
@@ -51,19 +52,10 @@ as $function$
        and coalesce(m.canvas_id, '') = coalesce(r.canvas_id, '')
        and coalesce(m.canvas_step_id, '') = coalesce(r.canvas_step_id, '')
        and coalesce(m.variant_id, '') = coalesce(r.variant_id, '')
-    -- The sends and deliveries, joined as the influenced opens are (split by button: the message's).
-    left join cardinal.push_deliveries(app, from_date, to_date, include_test, campaign, by) as d
-        on r.channel = 'push'
-       and d.app_name = r.app_name
-       and coalesce(d.campaign_id, '') = coalesce(r.campaign_id, '')
-       and coalesce(d.canvas_id, '') = coalesce(r.canvas_id, '')
-       and coalesce(d.canvas_step_id, '') = coalesce(r.canvas_step_id, '')
-       and coalesce(d.variant_id, '') = coalesce(r.variant_id, '')
-       and coalesce(d.breakdown, '') = case when by = 'button_id' then '' else coalesce(r.breakdown, '') end
     cross join lateral cardinal.unique_impressions_open_columns(r.channel, r.clicks, r.unique_clicks,
                                                                 r.unique_recipients, p.influenced_opens,
                                                                 coalesce(m.unique_clicks, r.unique_clicks),
-                                                                d.sends, d.deliveries) as o
+                                                                p.sends, p.deliveries) as o
     order by r.app_name, r.campaign_id, r.canvas_id, r.canvas_step_id, r.variant_id, r.channel, r.breakdown;
 $function$;
 alter function cardinal.unique_impressions(text, date, date, boolean, text, text) owner to cardinal_owner;
@@ -80,10 +72,10 @@ comment on function cardinal.unique_impressions(text, date, date, boolean, text,
     'rates are '
     'for push and NULL on other channels: direct_opens and unique_direct_opens are the clicks, '
     'influenced_opens the users who opened the app within the influenced_open_window after a send without '
-    'a direct open (push_opens), total_opens = the message''s unique_direct_opens + influenced_opens, '
+    'a direct open (push_counts), total_opens = the message''s unique_direct_opens + influenced_opens, '
     'and both open rates divide by unique_recipients; split by button, the direct opens are the button''s '
     'and influenced_opens, total_opens and total_open_rate the message''s. The last two, also push only: '
-    'deliveries (delivery events, push_deliveries) and delivery_rate = deliveries / sends, the message''s on '
+    'deliveries (delivery events, push_counts) and delivery_rate = deliveries / sends, the message''s on '
     'every button. Definitions in '
     'SQL/docs/reports.md; unique_impressions_reference computes the same from raw events.';
 
@@ -112,7 +104,7 @@ $function$;
 alter function cardinal.report_breakdown(text, date, text, text, text) owner to cardinal_owner;
 grant execute on function cardinal.report_breakdown(text, date, text, text, text) to cardinal_reader;
 comment on function cardinal.report_breakdown(text, date, text, text, text) is
-    'The breakdown column of unique_impressions and push_opens (and their references) for one row: the day as '
+    'The breakdown column of unique_impressions and push_counts (and their references) for one row: the day as '
     'YYYY-MM-DD when by is day, else the platform, sdk_version or app_version the breakdown names; NULL '
     'without a breakdown and for the part breakdowns. Inlined into its callers.';
 
@@ -158,8 +150,8 @@ comment on function cardinal.unique_impressions_rates(text, bigint, bigint, bigi
     'reference; inlined into them.';
 
 
--- The eight push columns of unique_impressions from a row's counts, influenced opens (push_opens), sends and
--- deliveries (push_deliveries): NULL on other channels. Shared by unique_impressions and its references;
+-- The eight push columns of unique_impressions from a row's counts and its influenced opens, sends and
+-- deliveries (push_counts): NULL on other channels. Shared by unique_impressions and its references;
 -- language sql, immutable and without FROM, so that it is inlined into the caller's join.
 create or replace function cardinal.unique_impressions_open_columns(
     channel               text,
@@ -201,7 +193,7 @@ alter function cardinal.unique_impressions_open_columns(text, bigint, bigint, bi
 grant execute on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) to cardinal_reader;
 comment on function cardinal.unique_impressions_open_columns(text, bigint, bigint, bigint, bigint, bigint, bigint, bigint) is
     'The last eight columns of unique_impressions for one row, NULL unless channel is push: direct_opens = '
-    'clicks, unique_direct_opens = unique_clicks, influenced_opens = opens (the row''s push_opens, 0 when '
+    'clicks, unique_direct_opens = unique_clicks, influenced_opens = opens (the row''s push_counts, 0 when '
     'none), total_opens = message_unique_clicks + influenced_opens, direct_open_rate = unique_direct_opens / '
     'unique_recipients and total_open_rate = total_opens / unique_recipients, deliveries (0 when none) and '
     'delivery_rate = deliveries / sends (each rate NULL when its divisor is 0). message_unique_clicks is the '
@@ -537,10 +529,11 @@ comment on function cardinal.unique_impressions_from_day_pairs(text, date, date,
     'report row. unique_impressions calls it when it can.';
 
 
--- The influenced opens of unique_impressions' push rows. It reads the pending session starts once, and its
--- joins are hashed whatever the row estimates.
+-- The counts behind unique_impressions' push columns: influenced opens from the per-user state, sends and
+-- deliveries from the day counts. It reads the pending session starts once, and its joins are hashed whatever
+-- the row estimates.
 --
--- Why: inlined into unique_impressions, a body that probed report_conversion_facts once per push send was
+-- Why (the influenced opens): inlined into unique_impressions, a body that probed report_conversion_facts once per push send was
 -- planned badly. The pending half of that view calls report_unfolded_events(), which scans every event not
 -- yet folded; the planner, estimating one send and one pending conversion, put it on the inner side of a
 -- nested loop. On a fresh database of 50,000 unfolded events (2,609 push sends) unique_impressions took 42 s,
@@ -549,7 +542,7 @@ comment on function cardinal.unique_impressions_from_day_pairs(text, date, date,
 -- influenced users meet direct openers, through hash joins on (app, user), and JIT off (the disable cost the
 -- remaining lateral loops carry would pass every JIT threshold: 20 s per call on a few thousand events). The
 -- SET clauses keep the planner from inlining the function, so the settings apply to this query alone.
-create or replace function cardinal.push_opens(
+create or replace function cardinal.push_counts(
     app          text,
     from_date    date,
     to_date      date,
@@ -557,7 +550,7 @@ create or replace function cardinal.push_opens(
     campaign     text    default null,
     by           text    default null
 )
-    returns setof cardinal.push_opens_row
+    returns setof cardinal.push_counts_row
     language sql
     stable
     -- The unnest of each send's and open's times stays a (lateral) nested loop: nothing else can do it.
@@ -568,38 +561,38 @@ create or replace function cardinal.push_opens(
 as $function$
     with sends as materialized (
         select a.name as app_name, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id, f.variant_id,
-               cardinal.report_breakdown(push_opens.by, local.day, f.platform, f.sdk_version,
+               cardinal.report_breakdown(push_counts.by, local.day, f.platform, f.sdk_version,
                                          f.app_version) as breakdown,
                f.user_key, sent.at,
                cardinal.report_window_end(sent.at, coalesce(s.influenced_open_window, interval '12 hours'),
                                           coalesce(s.report_time_zone, a.report_time_zone)) as window_end
         from cardinal.apps as a
-        join cardinal.report_push_send_facts_of(push_opens.campaign) as f on f.app_id = a.app_id
+        join cardinal.report_push_send_facts_of(push_counts.campaign) as f on f.app_id = a.app_id
         left join cardinal.campaign_settings as s on s.app_id = f.app_id and s.campaign_id = f.campaign_id
         cross join lateral unnest(f.times) as sent (at)
         cross join lateral (
             select (sent.at at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
         ) as local
-        where cardinal.check_report_range(push_opens.from_date, push_opens.to_date)
-          and cardinal.check_report_dimension(push_opens.by)
-          and (push_opens.app is null or a.name = push_opens.app)
-          and (push_opens.campaign is null or f.campaign_id = push_opens.campaign)
-          and (push_opens.include_test or not f.test)
-          and local.day between push_opens.from_date and push_opens.to_date
+        where cardinal.check_report_range(push_counts.from_date, push_counts.to_date)
+          and cardinal.check_report_dimension(push_counts.by)
+          and (push_counts.app is null or a.name = push_counts.app)
+          and (push_counts.campaign is null or f.campaign_id = push_counts.campaign)
+          and (push_counts.include_test or not f.test)
+          and local.day between push_counts.from_date and push_counts.to_date
     ),
     direct_openers as materialized (
         select a.name as app_name, u.campaign_id, u.canvas_id, u.canvas_step_id, u.variant_id,
-               cardinal.report_breakdown(push_opens.by, d.day, u.platform, u.sdk_version,
+               cardinal.report_breakdown(push_counts.by, d.day, u.platform, u.sdk_version,
                                          u.app_version) as breakdown,
                u.user_key
         from cardinal.apps as a
-        join cardinal.report_user_facts_of(push_opens.campaign, null) as u on u.app_id = a.app_id
+        join cardinal.report_user_facts_of(push_counts.campaign, null) as u on u.app_id = a.app_id
         cross join lateral unnest(u.click_days) as d (day)
         where u.channel = 'push'
-          and (push_opens.app is null or a.name = push_opens.app)
-          and (push_opens.campaign is null or u.campaign_id = push_opens.campaign)
-          and (push_opens.include_test or not u.test)
-          and d.day between push_opens.from_date and push_opens.to_date
+          and (push_counts.app is null or a.name = push_counts.app)
+          and (push_counts.campaign is null or u.campaign_id = push_counts.campaign)
+          and (push_counts.include_test or not u.test)
+          and d.day between push_counts.from_date and push_counts.to_date
         group by 1, 2, 3, 4, 5, 6, 7
     ),
     -- Only the users with a send in the range: the app opens of everyone else are never needed.
@@ -608,7 +601,7 @@ as $function$
         from cardinal.report_conversion_facts as c
         cross join lateral unnest(c.times) as opened (at)
         where c.conversion_name = cardinal.session_start_state_name()
-          and (push_opens.include_test or not c.test)
+          and (push_counts.include_test or not c.test)
           and (c.app_id, c.user_key) in (select s.app_id, s.user_key from sends as s)
     ),
     influenced as (
@@ -618,101 +611,83 @@ as $function$
         where exists (select from app_opens as o
                       where o.app_id = s.app_id and o.user_key = s.user_key
                         and o.at between s.at and s.window_end)
-    )
-    select i.app_name, i.campaign_id, i.canvas_id, i.canvas_step_id, i.variant_id, i.breakdown, count(*)
-    from influenced as i
-    where not exists (
-        select from direct_openers as d
-        where d.app_name = i.app_name
-          and d.campaign_id is not distinct from i.campaign_id
-          and d.canvas_id is not distinct from i.canvas_id
-          and d.canvas_step_id is not distinct from i.canvas_step_id
-          and d.variant_id is not distinct from i.variant_id
-          and d.breakdown is not distinct from i.breakdown
-          and d.user_key = i.user_key
-    )
-    group by 1, 2, 3, 4, 5, 6;
-$function$;
-alter function cardinal.push_opens(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.push_opens(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.push_opens(text, date, date, boolean, text, text) is
-    'Influenced opens of each push row of unique_impressions (same arguments and row keys; channel is push), '
-    'from the report state: users with a push send whose report day is in the range and an app open '
-    '(session_start) within the campaign''s influenced_open_window (12 hours when not set) after it, and no '
-    'direct open (push click) in the row in the range. Rows without one are left out.';
-
-
--- The sends and deliveries of unique_impressions' push rows: event counts, so the day counts answer and no user
--- is read. As unique_impressions_from_day_pairs' totals: the folded counts of the push groups are summed per group
--- (and day, by day) before they meet the groups' text columns, and the unfolded events are grouped only by what
--- the report tells apart. Read through report_daily_count_facts, the same sums took 225 ms of backend CPU for
--- every campaign of the 10 M-event bench, where these take 52.
-create or replace function cardinal.push_deliveries(
-    app          text,
-    from_date    date,
-    to_date      date,
-    include_test boolean default false,
-    campaign     text    default null,
-    by           text    default null
-)
-    returns setof cardinal.push_deliveries_row
-    language sql
-    stable
-as $function$
-    with push_groups as materialized (
+    ),
+    -- The sends and deliveries are event counts, so the day counts answer and no user is read. As
+    -- unique_impressions_from_day_pairs' totals: the folded counts of the push groups are summed per group (and
+    -- day, by day) before they meet the groups' text columns, and the unfolded events are grouped only by what
+    -- the report tells apart. Read through report_daily_count_facts, the same sums took 225 ms of backend CPU
+    -- for every campaign of the 10 M-event bench, where these take 52.
+    push_groups as materialized (
         select a.name as app_name, g.group_id, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id,
                g.platform, g.sdk_version, g.app_version
         from cardinal.apps as a
         join cardinal.report_groups as g on g.app_id = a.app_id
         where g.channel = 'push'
-          and (push_deliveries.app is null or a.name = push_deliveries.app)
-          and (push_deliveries.campaign is null or g.campaign_id = push_deliveries.campaign)
-          and (push_deliveries.include_test or not g.test)
+          and (push_counts.app is null or a.name = push_counts.app)
+          and (push_counts.campaign is null or g.campaign_id = push_counts.campaign)
+          and (push_counts.include_test or not g.test)
     ),
     group_totals as (
-        select c.group_id, case when push_deliveries.by = 'day' then c.day end as day, sum(c.sends) as sends,
+        select c.group_id, case when push_counts.by = 'day' then c.day end as day, sum(c.sends) as sends,
                sum(c.deliveries) as deliveries
         from cardinal.report_daily_counts as c
         where c.group_id = any(array(select group_id from push_groups))
-          and c.day between push_deliveries.from_date and push_deliveries.to_date
+          and c.day between push_counts.from_date and push_counts.to_date
         group by 1, 2
     )
     select o.app_name, o.campaign_id, o.canvas_id, o.canvas_step_id, o.variant_id, o.breakdown,
-           sum(o.sends)::bigint, sum(o.deliveries)::bigint
+           sum(o.influenced_opens)::bigint, sum(o.sends)::bigint, sum(o.deliveries)::bigint
     from (
+        select i.app_name, i.campaign_id, i.canvas_id, i.canvas_step_id, i.variant_id, i.breakdown,
+               count(*) as influenced_opens, 0 as sends, 0 as deliveries
+        from influenced as i
+        where not exists (
+            select from direct_openers as d
+            where d.app_name = i.app_name
+              and d.campaign_id is not distinct from i.campaign_id
+              and d.canvas_id is not distinct from i.canvas_id
+              and d.canvas_step_id is not distinct from i.canvas_step_id
+              and d.variant_id is not distinct from i.variant_id
+              and d.breakdown is not distinct from i.breakdown
+              and d.user_key = i.user_key
+        )
+        group by 1, 2, 3, 4, 5, 6
+        union all
         select g.app_name, g.campaign_id, g.canvas_id, g.canvas_step_id, g.variant_id,
-               cardinal.report_breakdown(push_deliveries.by, t.day, g.platform, g.sdk_version, g.app_version)
-                   as breakdown,
-               t.sends, t.deliveries
+               cardinal.report_breakdown(push_counts.by, t.day, g.platform, g.sdk_version, g.app_version),
+               0, t.sends, t.deliveries
         from group_totals as t
         join push_groups as g on g.group_id = t.group_id
         union all
         select a.name, q.campaign_id, q.canvas_id, q.canvas_step_id, q.variant_id,
-               cardinal.report_breakdown(push_deliveries.by, local.day, q.platform, q.sdk_version, q.app_version),
-               count(*) filter (where q.type = 'send'), count(*) filter (where q.type = 'delivery')
+               cardinal.report_breakdown(push_counts.by, local.day, q.platform, q.sdk_version, q.app_version),
+               0, count(*) filter (where q.type = 'send'), count(*) filter (where q.type = 'delivery')
         from cardinal.apps as a
         join cardinal.report_unfolded_events() as q on q.app_id = a.app_id
         left join cardinal.campaign_settings as s on s.app_id = q.app_id and s.campaign_id = q.campaign_id
         cross join lateral (
             select (q.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
         ) as local
-        where (push_deliveries.app is null or a.name = push_deliveries.app)
-          and (push_deliveries.campaign is null or q.campaign_id = push_deliveries.campaign)
+        where (push_counts.app is null or a.name = push_counts.app)
+          and (push_counts.campaign is null or q.campaign_id = push_counts.campaign)
           and q.channel = 'push'
           and q.type in ('send', 'delivery')
           and not q.control
-          and (push_deliveries.include_test or not q.test)
-          and local.day between push_deliveries.from_date and push_deliveries.to_date
+          and (push_counts.include_test or not q.test)
+          and local.day between push_counts.from_date and push_counts.to_date
         group by 1, 2, 3, 4, 5, 6
     ) as o
     group by 1, 2, 3, 4, 5, 6;
 $function$;
-alter function cardinal.push_deliveries(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.push_deliveries(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.push_deliveries(text, date, date, boolean, text, text) is
-    'Sends and deliveries of each push row of unique_impressions (same arguments and row keys; channel is '
-    'push), from the report state''s day counts and the unfolded events: non-control push send events and '
-    'delivery events (the device reported the notification received) whose report day is in the range.';
+alter function cardinal.push_counts(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.push_counts(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.push_counts(text, date, date, boolean, text, text) is
+    'The counts behind the push columns of unique_impressions, per push row (same arguments and row keys), '
+    'from the report state: influenced_opens, the users with a push send whose report day is in the range and '
+    'an app open (session_start) within the campaign''s influenced_open_window (12 hours when not set) after '
+    'it, and no direct open (push click) in the row in the range; sends and deliveries, the non-control push '
+    'send and delivery events (the device reported the notification received) whose report day is in the '
+    'range, from the day counts and the unfolded events.';
 
 
 -- The report by a part of the message (button_id, placement_id or message_id), one body for both sources:

@@ -42,7 +42,7 @@ begin
        and w.canvas_step_id is not distinct from p.canvas_step_id
        and w.variant_id is not distinct from p.variant_id
        and w.channel = p.channel
-    left join cardinal.push_deliveries_reference(app, from_date, to_date, include_test, campaign) as d
+    left join cardinal.push_counts_reference(app, from_date, to_date, include_test, campaign) as d
         on p.channel = 'push'
        and d.app_name = p.app_name
        and d.campaign_id is not distinct from p.campaign_id
@@ -283,9 +283,9 @@ comment on function cardinal.anomalies_reference(text, date, date, boolean, text
     'arguments and rows, computed without the report state. Slow on large apps; for checking numbers and tests.';
 
 
--- push_opens from the raw events: push sends followed by a session start within the influenced-open window
--- and no click of the same row.
-create or replace function cardinal.push_opens_reference(
+-- push_counts from the raw events: the influenced opens (push sends followed by a session start within the
+-- influenced-open window and no click of the same row), and the send and delivery events.
+create or replace function cardinal.push_counts_reference(
     app          text,
     from_date    date,
     to_date      date,
@@ -293,14 +293,14 @@ create or replace function cardinal.push_opens_reference(
     campaign     text    default null,
     by           text    default null
 )
-    returns setof cardinal.push_opens_row
+    returns setof cardinal.push_counts_row
     language sql
     stable
     set enable_nestloop = off
 as $function$
     with scoped as (
         select a.name as app_name, e.app_id, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id,
-               cardinal.report_breakdown(push_opens_reference.by, local.day, e.platform, e.sdk_version,
+               cardinal.report_breakdown(push_counts_reference.by, local.day, e.platform, e.sdk_version,
                                          e.app_version) as breakdown,
                e.type, e.user_key, e.time,
                cardinal.report_window_end(e.time, coalesce(s.influenced_open_window, interval '12 hours'),
@@ -311,80 +311,43 @@ as $function$
         cross join lateral (
             select (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
         ) as local
-        where cardinal.check_report_range(push_opens_reference.from_date, push_opens_reference.to_date)
-          and cardinal.check_report_dimension(push_opens_reference.by)
-          and (push_opens_reference.app is null or a.name = push_opens_reference.app)
-          and (push_opens_reference.campaign is null or e.campaign_id = push_opens_reference.campaign)
+        where cardinal.check_report_range(push_counts_reference.from_date, push_counts_reference.to_date)
+          and cardinal.check_report_dimension(push_counts_reference.by)
+          and (push_counts_reference.app is null or a.name = push_counts_reference.app)
+          and (push_counts_reference.campaign is null or e.campaign_id = push_counts_reference.campaign)
           and e.channel = 'push'
-          and e.type in ('send', 'click')
+          and e.type in ('send', 'click', 'delivery')
           and not e.control
-          and (push_opens_reference.include_test or not e.test)
-          and local.day between push_opens_reference.from_date and push_opens_reference.to_date
+          and (push_counts_reference.include_test or not e.test)
+          and local.day between push_counts_reference.from_date and push_counts_reference.to_date
     )
     select s.app_name, s.campaign_id, s.canvas_id, s.canvas_step_id, s.variant_id, s.breakdown,
-           count(distinct s.user_key)
+           count(distinct s.user_key) filter (
+               where s.type = 'send'
+                 and exists (select from cardinal.identified_events_of_user(s.app_id, s.user_key) as o
+                             where o.type = 'session_start'
+                               and (push_counts_reference.include_test or not o.test)
+                               and o.time between s.time and s.window_end)
+                 and not exists (select from scoped as d
+                                 where d.type = 'click'
+                                   and d.app_name = s.app_name
+                                   and d.campaign_id is not distinct from s.campaign_id
+                                   and d.canvas_id is not distinct from s.canvas_id
+                                   and d.canvas_step_id is not distinct from s.canvas_step_id
+                                   and d.variant_id is not distinct from s.variant_id
+                                   and d.breakdown is not distinct from s.breakdown
+                                   and d.user_key = s.user_key)
+           ),
+           count(*) filter (where s.type = 'send'),
+           count(*) filter (where s.type = 'delivery')
     from scoped as s
-    where s.type = 'send'
-      and exists (select from cardinal.identified_events_of_user(s.app_id, s.user_key) as o
-                  where o.type = 'session_start'
-                    and (push_opens_reference.include_test or not o.test)
-                    and o.time between s.time and s.window_end)
-      and not exists (select from scoped as d
-                      where d.type = 'click'
-                        and d.app_name = s.app_name
-                        and d.campaign_id is not distinct from s.campaign_id
-                        and d.canvas_id is not distinct from s.canvas_id
-                        and d.canvas_step_id is not distinct from s.canvas_step_id
-                        and d.variant_id is not distinct from s.variant_id
-                        and d.breakdown is not distinct from s.breakdown
-                        and d.user_key = s.user_key)
     group by 1, 2, 3, 4, 5, 6;
 $function$;
-alter function cardinal.push_opens_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.push_opens_reference(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.push_opens_reference(text, date, date, boolean, text, text) is
-    'Reference implementation of push_opens over the raw events: the same arguments and rows, computed '
+alter function cardinal.push_counts_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
+grant execute on function cardinal.push_counts_reference(text, date, date, boolean, text, text) to cardinal_reader;
+comment on function cardinal.push_counts_reference(text, date, date, boolean, text, text) is
+    'Reference implementation of push_counts over the raw events: the same arguments and rows, computed '
     'without the report state. Slow on large apps; for checking numbers and tests.';
-
-
--- The reference of push_deliveries over the raw events: push send and delivery events per row, by the report
--- day of the event in the campaign's time zone.
-create or replace function cardinal.push_deliveries_reference(
-    app          text,
-    from_date    date,
-    to_date      date,
-    include_test boolean default false,
-    campaign     text    default null,
-    by           text    default null
-)
-    returns setof cardinal.push_deliveries_row
-    language sql
-    stable
-as $function$
-    select a.name, e.campaign_id, e.canvas_id, e.canvas_step_id, e.variant_id,
-           cardinal.report_breakdown(push_deliveries_reference.by, local.day, e.platform, e.sdk_version,
-                                     e.app_version),
-           count(*) filter (where e.type = 'send'), count(*) filter (where e.type = 'delivery')
-    from cardinal.apps as a
-    join cardinal.identified_events as e on e.app_id = a.app_id
-    left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
-    cross join lateral (
-        select (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
-    ) as local
-    where (push_deliveries_reference.app is null or a.name = push_deliveries_reference.app)
-      and (push_deliveries_reference.campaign is null or e.campaign_id = push_deliveries_reference.campaign)
-      and e.channel = 'push'
-      and e.type in ('send', 'delivery')
-      and not e.control
-      and (push_deliveries_reference.include_test or not e.test)
-      and local.day between push_deliveries_reference.from_date and push_deliveries_reference.to_date
-    group by 1, 2, 3, 4, 5, 6;
-$function$;
-alter function cardinal.push_deliveries_reference(text, date, date, boolean, text, text) owner to cardinal_owner;
-grant execute on function cardinal.push_deliveries_reference(text, date, date, boolean, text, text) to cardinal_reader;
-comment on function cardinal.push_deliveries_reference(text, date, date, boolean, text, text) is
-    'Reference implementation of push_deliveries over the raw events: the same arguments and rows, computed '
-    'without the report state.';
 
 
 -- The reference of campaign_conversions over the raw events (identities merged by identified_events): each
@@ -916,7 +879,7 @@ as $function$
     -- few hundred), not to every event.
     select c.*, r.*, o.*
     from counted as c
-    left join cardinal.push_opens_reference(unique_impressions_reference_unsplit.app,
+    left join cardinal.push_counts_reference(unique_impressions_reference_unsplit.app,
                                             unique_impressions_reference_unsplit.from_date,
                                             unique_impressions_reference_unsplit.to_date,
                                             unique_impressions_reference_unsplit.include_test,
@@ -929,25 +892,12 @@ as $function$
        and p.canvas_step_id is not distinct from c.canvas_step_id
        and p.variant_id is not distinct from c.variant_id
        and p.breakdown is not distinct from c.breakdown
-    left join cardinal.push_deliveries_reference(unique_impressions_reference_unsplit.app,
-                                                 unique_impressions_reference_unsplit.from_date,
-                                                 unique_impressions_reference_unsplit.to_date,
-                                                 unique_impressions_reference_unsplit.include_test,
-                                                 unique_impressions_reference_unsplit.campaign,
-                                                 unique_impressions_reference_unsplit.by) as d
-        on c.channel = 'push'
-       and d.app_name = c.app_name
-       and d.campaign_id is not distinct from c.campaign_id
-       and d.canvas_id is not distinct from c.canvas_id
-       and d.canvas_step_id is not distinct from c.canvas_step_id
-       and d.variant_id is not distinct from c.variant_id
-       and d.breakdown is not distinct from c.breakdown
     cross join lateral cardinal.unique_impressions_rates(c.channel, c.impressions, c.unique_impressions,
                                                          c.clicks, c.unique_clicks, c.dismissals,
                                                          c.unique_dismissals, c.unique_recipients) as r
     cross join lateral cardinal.unique_impressions_open_columns(c.channel, c.clicks, c.unique_clicks,
                                                                 c.unique_recipients, p.influenced_opens,
-                                                                c.unique_clicks, d.sends, d.deliveries) as o
+                                                                c.unique_clicks, p.sends, p.deliveries) as o
     order by c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.channel, c.breakdown;
 $function$;
 alter function cardinal.unique_impressions_reference_unsplit(text, date, date, boolean, text, text) owner to cardinal_owner;

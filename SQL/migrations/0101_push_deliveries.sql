@@ -1,7 +1,7 @@
 -- Push deliveries (issue 44): the SDKs report a push notification that reached the device (Android
 -- BrazePushEventType.NOTIFICATION_RECEIVED, iOS `.received`). Cardinal stores it as a `delivery` event on channel
 -- push, the fold counts it per report group and day, and unique_impressions gives every push row its deliveries
--- and delivery rate (deliveries / sends), from push_deliveries (a function of the code files).
+-- and delivery rate (deliveries / sends), from push_counts (a function of the code files).
 --
 -- The two CHECKs scan every partition of events once, under the ACCESS EXCLUSIVE lock that dropping the old type
 -- check takes: ingest waits for that scan (as for 0096's). The new columns have constant defaults, so no table is
@@ -35,19 +35,15 @@ alter type cardinal.unique_impressions_row
     add attribute deliveries bigint,
     add attribute delivery_rate double precision;
 
-create type cardinal.push_deliveries_row as (
-    app_name       text,
-    campaign_id    text,
-    canvas_id      text,
-    canvas_step_id text,
-    variant_id     text,
-    breakdown      text,
-    sends          bigint,
-    deliveries     bigint
-);
-alter type cardinal.push_deliveries_row owner to cardinal_owner;
-comment on type cardinal.push_deliveries_row is
-    'The push sends and deliveries of one report row: push_deliveries and push_deliveries_reference return it.';
+-- push_opens and its reference become push_counts and push_counts_reference (code files), whose rows carry the
+-- sends and deliveries beside the influenced opens.
+drop function if exists cardinal.push_opens(text, date, date, boolean, text, text);
+drop function if exists cardinal.push_opens_reference(text, date, date, boolean, text, text);
+alter type cardinal.push_opens_row rename to push_counts_row;
+alter type cardinal.push_counts_row add attribute sends bigint, add attribute deliveries bigint;
+comment on type cardinal.push_counts_row is
+    'The counts behind the push columns of one unique_impressions row: push_counts and push_counts_reference '
+    'return it.';
 
 -- The push columns function takes the row's sends and deliveries; the code files create it with the new
 -- arguments, and its callers with the new call.
