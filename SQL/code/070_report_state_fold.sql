@@ -47,9 +47,7 @@ begin
     perform cardinal.take_report_fold_snapshot();
     perform cardinal.add_report_groups();
     perform cardinal.fold_report_row_days();
-    perform cardinal.fold_report_dismissals();
-    perform cardinal.fold_report_push_sends();
-    perform cardinal.fold_report_parts();
+    perform cardinal.fold_report_group_rows();
     -- Before the conversion and value state take the pending conversions: these steps add them themselves.
     perform cardinal.fold_report_control_exposures();
     perform cardinal.fold_report_campaign_receipts();
@@ -350,8 +348,9 @@ comment on trigger report_user_state_forget_row_days on cardinal.report_user_sta
 
 
 -- Part of the fold: runs before fold_report_user_state, which moves the watermark, so that both read the
--- same unfolded events.
-create or replace function cardinal.fold_report_dismissals()
+-- same unfolded events. The per-group tables the fold keeps beside report_user_state, which
+-- forget_report_group_rows empties alike.
+create or replace function cardinal.fold_report_group_rows()
     returns void
     language plpgsql
     set search_path = pg_catalog, pg_temp
@@ -369,25 +368,7 @@ begin
     order by 1, 2, 3, 4
     on conflict (group_id, user_key, message_id, day) do update set
         dismissals = d.dismissals + excluded.dismissals;
-end
-$function$;
-alter function cardinal.fold_report_dismissals() owner to cardinal_owner;
-revoke all on function cardinal.fold_report_dismissals() from public;
-comment on function cardinal.fold_report_dismissals() is
-    'Folds the unfolded dismissals with a message id into report_dismissal_state. Part of '
-    'fold_report_state(), which holds the state lock and moves the watermark; not to be called alone.';
 
-
--- Part of the fold, as fold_report_dismissals: before fold_report_user_state moves the watermark.
-create or replace function cardinal.fold_report_push_sends()
-    returns void
-    language plpgsql
-    set search_path = pg_catalog, pg_temp
-    -- The unfolded events are never analyzed, so no estimate of them can be trusted; hash joins are right.
-    set enable_mergejoin = off
-    set enable_nestloop = off
-as $function$
-begin
     insert into cardinal.report_push_send_state as p
     select g.group_id, f.user_key, f.times
     from cardinal.report_pending_push_send_facts as f
@@ -397,13 +378,28 @@ begin
     order by 1, 2
     on conflict (group_id, user_key) do update set
         times = p.times || excluded.times;
+
+    insert into cardinal.report_part_state as p
+    select g.group_id, f.user_key, f.part, f.day, f.impressions, f.clicks, f.dismissals, f.sends
+    from cardinal.report_pending_part_facts as f
+    join cardinal.report_groups as g
+        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
+                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
+    order by 1, 2, 3, 4
+    on conflict (group_id, user_key, part, day) do update set
+        impressions = p.impressions + excluded.impressions,
+        clicks = p.clicks + excluded.clicks,
+        dismissals = p.dismissals + excluded.dismissals,
+        sends = p.sends + excluded.sends;
 end
 $function$;
-alter function cardinal.fold_report_push_sends() owner to cardinal_owner;
-revoke all on function cardinal.fold_report_push_sends() from public;
-comment on function cardinal.fold_report_push_sends() is
-    'Folds the unfolded non-control push sends into report_push_send_state. Part of fold_report_state(), '
-    'which holds the state lock and moves the watermark; not to be called alone.';
+alter function cardinal.fold_report_group_rows() owner to cardinal_owner;
+revoke all on function cardinal.fold_report_group_rows() from public;
+comment on function cardinal.fold_report_group_rows() is
+    'Folds the unfolded events into the per-group tables: the dismissals with a message id into '
+    'report_dismissal_state, the non-control push sends into report_push_send_state and the events with a '
+    'message part into report_part_state. Part of fold_report_state(), which holds the state lock and moves '
+    'the watermark; not to be called alone.';
 
 
 -- Part of the fold: runs before fold_report_user_state, which moves the watermark, so that both read the
@@ -459,38 +455,6 @@ create or replace trigger report_conversion_state_forget_values
     execute function cardinal.forget_report_conversion_values();
 comment on trigger report_conversion_state_forget_values on cardinal.report_conversion_state is
     'Keeps report_conversion_value_state equal to what report_conversion_state holds.';
-
-
--- Part of the fold, like fold_report_dismissals: before fold_report_user_state moves the watermark.
-create or replace function cardinal.fold_report_parts()
-    returns void
-    language plpgsql
-    set search_path = pg_catalog, pg_temp
-    -- The unfolded events are never analyzed, so no estimate of them can be trusted; hash joins are right. (The
-    -- lookup of each event's own row is a subquery, a primary-key probe whatever these say.)
-    set enable_mergejoin = off
-    set enable_nestloop = off
-as $function$
-begin
-    insert into cardinal.report_part_state as p
-    select g.group_id, f.user_key, f.part, f.day, f.impressions, f.clicks, f.dismissals, f.sends
-    from cardinal.report_pending_part_facts as f
-    join cardinal.report_groups as g
-        on cardinal.report_group_is(g, f.app_id, f.campaign_id, f.canvas_id, f.canvas_step_id,
-                                    f.variant_id, f.channel, f.platform, f.sdk_version, f.app_version, f.test)
-    order by 1, 2, 3, 4
-    on conflict (group_id, user_key, part, day) do update set
-        impressions = p.impressions + excluded.impressions,
-        clicks = p.clicks + excluded.clicks,
-        dismissals = p.dismissals + excluded.dismissals,
-        sends = p.sends + excluded.sends;
-end
-$function$;
-alter function cardinal.fold_report_parts() owner to cardinal_owner;
-revoke all on function cardinal.fold_report_parts() from public;
-comment on function cardinal.fold_report_parts() is
-    'Folds the unfolded events with a message part into report_part_state. Part of fold_report_state(), '
-    'which holds the state lock and moves the watermark; not to be called alone.';
 
 
 -- Deleting a user's state (erasure, requeue) deletes its dismissals, push sends and message parts in the same

@@ -74,6 +74,7 @@ begin
     foreach step in array array['fold_identity_links', 'take_report_fold_snapshot', 'add_report_groups',
                                 'fold_report_row_days',
                                 'fold_report_dismissals', 'fold_report_push_sends', 'fold_report_parts',
+                                'fold_report_group_rows',
                                 'fold_report_control_exposures', 'fold_report_campaign_receipts',
                                 'fold_report_conversion_values', 'fold_report_user_state',
                                 'drop_report_fold_snapshot']
