@@ -348,8 +348,8 @@ comment on trigger report_user_state_forget_row_days on cardinal.report_user_sta
 
 
 -- Part of the fold: runs before fold_report_user_state, which moves the watermark, so that both read the
--- same unfolded events. The per-group tables the fold keeps beside report_user_state, which
--- forget_report_group_rows empties alike.
+-- same unfolded events. One step for the three per-group tables, as forget_report_group_rows is one trigger
+-- for them.
 create or replace function cardinal.fold_report_group_rows()
     returns void
     language plpgsql

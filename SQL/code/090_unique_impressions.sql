@@ -533,15 +533,15 @@ comment on function cardinal.unique_impressions_from_day_pairs(text, date, date,
 -- deliveries from the day counts. It reads the pending session starts once, and its joins are hashed whatever
 -- the row estimates.
 --
--- Why (the influenced opens): inlined into unique_impressions, a body that probed report_conversion_facts once per push send was
--- planned badly. The pending half of that view calls report_unfolded_events(), which scans every event not
--- yet folded; the planner, estimating one send and one pending conversion, put it on the inner side of a
--- nested loop. On a fresh database of 50,000 unfolded events (2,609 push sends) unique_impressions took 42 s,
--- 41.6 of them in 2,609 scans of the same events. No report's cost may hinge on a row estimate: the app opens
--- are a materialized CTE (read once), and the function turns nested loops off so that sends meet opens, and
--- influenced users meet direct openers, through hash joins on (app, user), and JIT off (the disable cost the
--- remaining lateral loops carry would pass every JIT threshold: 20 s per call on a few thousand events). The
--- SET clauses keep the planner from inlining the function, so the settings apply to this query alone.
+-- Why (the influenced opens): inlined into unique_impressions, a body that probed report_conversion_facts once per push
+-- send was planned badly. The pending half of that view calls report_unfolded_events(), which scans every event not yet
+-- folded; the planner, estimating one send and one pending conversion, put it on the inner side of a nested loop. On a
+-- fresh database of 50,000 unfolded events (2,609 push sends) unique_impressions took 42 s, 41.6 of them in 2,609 scans
+-- of the same events. No report's cost may hinge on a row estimate: the app opens are a materialized CTE (read once),
+-- and the function turns nested loops off so that sends meet opens, and influenced users meet direct openers, through
+-- hash joins on (app, user), and JIT off (the disable cost the remaining lateral loops carry would pass every JIT
+-- threshold: 20 s per call on a few thousand events). The SET clauses keep the planner from inlining the function, so
+-- the settings apply to this query alone.
 create or replace function cardinal.push_counts(
     app          text,
     from_date    date,

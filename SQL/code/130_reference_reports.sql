@@ -31,7 +31,8 @@ begin
     -- A push row's direct opens are its own clicks (its button's, split by button); its influenced and total
     -- opens and its deliveries are those of the whole report's row.
     return query
-    select p.*, o.*
+    select p.*, o.direct_opens, o.unique_direct_opens, o.influenced_opens, o.total_opens, o.direct_open_rate,
+           o.total_open_rate, w.deliveries, w.delivery_rate
     from cardinal.unique_impressions_by_part(app, from_date, to_date, coalesce(include_test, false), campaign, by,
                                              false) as p
     left join cardinal.unique_impressions_reference_unsplit(app, from_date, to_date, include_test, campaign) as w
@@ -42,16 +43,9 @@ begin
        and w.canvas_step_id is not distinct from p.canvas_step_id
        and w.variant_id is not distinct from p.variant_id
        and w.channel = p.channel
-    left join cardinal.push_counts_reference(app, from_date, to_date, include_test, campaign) as d
-        on p.channel = 'push'
-       and d.app_name = p.app_name
-       and d.campaign_id is not distinct from p.campaign_id
-       and d.canvas_id is not distinct from p.canvas_id
-       and d.canvas_step_id is not distinct from p.canvas_step_id
-       and d.variant_id is not distinct from p.variant_id
     cross join lateral cardinal.unique_impressions_open_columns(p.channel, p.clicks, p.unique_clicks,
                                                                 p.unique_recipients, w.influenced_opens,
-                                                                w.unique_direct_opens, d.sends, d.deliveries) as o
+                                                                w.unique_direct_opens, null, null) as o
     order by p.app_name, p.campaign_id, p.canvas_id, p.canvas_step_id, p.variant_id, p.channel, p.breakdown;
 end
 $function$;
@@ -321,26 +315,35 @@ as $function$
           and (push_counts_reference.include_test or not e.test)
           and local.day between push_counts_reference.from_date and push_counts_reference.to_date
     )
-    select s.app_name, s.campaign_id, s.canvas_id, s.canvas_step_id, s.variant_id, s.breakdown,
-           count(distinct s.user_key) filter (
-               where s.type = 'send'
-                 and exists (select from cardinal.identified_events_of_user(s.app_id, s.user_key) as o
-                             where o.type = 'session_start'
-                               and (push_counts_reference.include_test or not o.test)
-                               and o.time between s.time and s.window_end)
-                 and not exists (select from scoped as d
-                                 where d.type = 'click'
-                                   and d.app_name = s.app_name
-                                   and d.campaign_id is not distinct from s.campaign_id
-                                   and d.canvas_id is not distinct from s.canvas_id
-                                   and d.canvas_step_id is not distinct from s.canvas_step_id
-                                   and d.variant_id is not distinct from s.variant_id
-                                   and d.breakdown is not distinct from s.breakdown
-                                   and d.user_key = s.user_key)
-           ),
-           count(*) filter (where s.type = 'send'),
-           count(*) filter (where s.type = 'delivery')
-    from scoped as s
+    select c.app_name, c.campaign_id, c.canvas_id, c.canvas_step_id, c.variant_id, c.breakdown,
+           sum(c.influenced_opens)::bigint, sum(c.sends)::bigint, sum(c.deliveries)::bigint
+    from (
+        -- The influenced users in a WHERE of their own, where the click check can be a hashed anti-join.
+        select s.app_name, s.campaign_id, s.canvas_id, s.canvas_step_id, s.variant_id, s.breakdown,
+               count(distinct s.user_key) as influenced_opens, 0 as sends, 0 as deliveries
+        from scoped as s
+        where s.type = 'send'
+          and exists (select from cardinal.identified_events_of_user(s.app_id, s.user_key) as o
+                      where o.type = 'session_start'
+                        and (push_counts_reference.include_test or not o.test)
+                        and o.time between s.time and s.window_end)
+          and not exists (select from scoped as d
+                          where d.type = 'click'
+                            and d.app_name = s.app_name
+                            and d.campaign_id is not distinct from s.campaign_id
+                            and d.canvas_id is not distinct from s.canvas_id
+                            and d.canvas_step_id is not distinct from s.canvas_step_id
+                            and d.variant_id is not distinct from s.variant_id
+                            and d.breakdown is not distinct from s.breakdown
+                            and d.user_key = s.user_key)
+        group by 1, 2, 3, 4, 5, 6
+        union all
+        select s.app_name, s.campaign_id, s.canvas_id, s.canvas_step_id, s.variant_id, s.breakdown, 0,
+               count(*) filter (where s.type = 'send'), count(*) filter (where s.type = 'delivery')
+        from scoped as s
+        where s.type in ('send', 'delivery')
+        group by 1, 2, 3, 4, 5, 6
+    ) as c
     group by 1, 2, 3, 4, 5, 6;
 $function$;
 alter function cardinal.push_counts_reference(text, date, date, boolean, text, text) owner to cardinal_owner;

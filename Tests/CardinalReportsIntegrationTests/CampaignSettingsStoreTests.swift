@@ -74,7 +74,7 @@ import Testing
         let kept = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(conversionEvent: .set("order")))
         #expect(kept.influencedOpenWindow.seconds == 5_400)
         #expect(try store.list().first?.influencedOpenWindow.seconds == 5_400)
-        // Stored with a day part and no months, as 0029's check wants; push_opens reads the column.
+        // Stored with a day part and no months, as 0029's check wants; push_counts reads the column.
         let stored = try scenario.connection.query("select influenced_open_window::text from cardinal.campaign_settings")
         #expect(try stored.first?.decode(String.self, at: 0) == "01:30:00")
         let reset = try store.set(app: "shop", campaignID: "c1", CampaignSettingsUpdate(influencedOpenWindow: .reset))
