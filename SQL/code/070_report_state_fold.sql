@@ -524,13 +524,14 @@ begin
         second_arm_variant_id = excluded.second_arm_variant_id,
         conversion_event = excluded.conversion_event,
         converted_at = excluded.converted_at,
-        further_converted_at = excluded.further_converted_at
+        further_converted_at = excluded.further_converted_at,
+        pre_exposure_conversions = excluded.pre_exposure_conversions
     where (r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.second_arm_control, r.second_arm_variant_id,
-           r.conversion_event, r.converted_at, r.further_converted_at)
+           r.conversion_event, r.converted_at, r.further_converted_at, r.pre_exposure_conversions)
           is distinct from
           (excluded.exposed_at, excluded.control, excluded.variant_id, excluded.second_arm_at,
            excluded.second_arm_control, excluded.second_arm_variant_id, excluded.conversion_event,
-           excluded.converted_at, excluded.further_converted_at);
+           excluded.converted_at, excluded.further_converted_at, excluded.pre_exposure_conversions);
 end
 $function$;
 alter function cardinal.fold_report_control_exposures() owner to cardinal_owner;

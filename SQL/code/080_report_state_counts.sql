@@ -14,7 +14,8 @@
 
 
 
--- A campaign's conversion event that changes: its rows look their conversion up again.
+-- A campaign's conversion event or CUPED window that changes: its rows look their conversion and their
+-- pre-exposure conversions up again.
 create or replace function cardinal.recompute_control_conversions()
     returns trigger
     language plpgsql
@@ -22,9 +23,10 @@ create or replace function cardinal.recompute_control_conversions()
     set search_path = pg_catalog, pg_temp
 as $function$
 declare
-    target_app      bigint;
-    target_campaign text;
-    new_event       text;
+    target_app       bigint;
+    target_campaign  text;
+    new_event        text;
+    new_cuped_window interval;
 begin
     if tg_op = 'DELETE' then
         target_app := old.app_id;
@@ -33,8 +35,11 @@ begin
         target_app := new.app_id;
         target_campaign := new.campaign_id;
         new_event := new.conversion_event;
+        new_cuped_window := new.cuped_window;
     end if;
-    if tg_op = 'UPDATE' and new_event is not distinct from old.conversion_event then
+    -- As text, as the window triggers compare: '1 day' and '24 hours' are equal intervals.
+    if tg_op = 'UPDATE' and (new_event, new_cuped_window::text)
+                            is not distinct from (old.conversion_event, old.cuped_window::text) then
         return null;
     end if;
     -- Waits for a running fold, so that the conversion state read below is the one its rows were made from.
@@ -47,7 +52,9 @@ begin
             cross join lateral unnest(v.times) as t (time)
             where v.app_id = r.app_id and v.user_key = r.user_key and v.conversion_name = new_event
               and not v.test and t.time >= r.exposed_at
-        )
+        ),
+        pre_exposure_conversions = cardinal.pre_exposure_conversions(r.app_id, r.user_key, new_event, r.exposed_at,
+                                                                    new_cuped_window, null)
     where r.app_id = target_app and r.campaign_id = target_campaign;
     return null;
 end
@@ -55,17 +62,19 @@ $function$;
 alter function cardinal.recompute_control_conversions() owner to cardinal_owner;
 revoke all on function cardinal.recompute_control_conversions() from public;
 comment on function cardinal.recompute_control_conversions() is
-    'Trigger of campaign_settings: when a campaign''s conversion event is set, changed or removed, sets its '
-    'report_control_exposures rows'' conversion_event and looks converted_at up again in the folded '
-    'conversion state (pending conversions are the next fold''s), under the state lock.';
+    'Trigger of campaign_settings: when a campaign''s conversion event or CUPED window is set, changed or '
+    'removed, sets its report_control_exposures rows'' conversion_event and looks converted_at and '
+    'pre_exposure_conversions up again in the folded conversion state (pending conversions are the next '
+    'fold''s), under the state lock.';
 
 
 create or replace trigger campaign_settings_recompute_control_conversions
-    after insert or update of conversion_event or delete on cardinal.campaign_settings
+    after insert or update of conversion_event, cuped_window or delete on cardinal.campaign_settings
     for each row
     execute function cardinal.recompute_control_conversions();
 comment on trigger campaign_settings_recompute_control_conversions on cardinal.campaign_settings is
-    'Keeps report_control_exposures.converted_at of the campaign''s conversion event.';
+    'Keeps report_control_exposures.converted_at and pre_exposure_conversions of the campaign''s conversion '
+    'event and CUPED window.';
 
 
 -- Looks up one campaign's converted_at and the outcomes in the window again, for the goal and window
@@ -321,9 +330,10 @@ select r.app_id, r.campaign_id,
        coalesce(r.variant_id, '') as variant_key,
        coalesce((r.second_arm_at at time zone clock.time_zone)::date, 'infinity') as second_arm_day,
        count(*) as users,
-       count(*) filter (
-           where r.converted_at <= cardinal.report_window_end(r.exposed_at, clock.window_length, clock.time_zone)
-       ) as converters
+       count(*) filter (where r.converted_at <= window_end.time) as converters,
+       sum(r.pre_exposure_conversions) as sum_x,
+       sum(r.pre_exposure_conversions * r.pre_exposure_conversions) as sum_x_squares,
+       coalesce(sum(r.pre_exposure_conversions) filter (where r.converted_at <= window_end.time), 0) as sum_xy
 from cardinal.report_control_exposures as r
 join cardinal.apps as a on a.app_id = r.app_id
 left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = r.campaign_id
@@ -331,6 +341,9 @@ cross join lateral (
     select coalesce(s.report_time_zone, a.report_time_zone) as time_zone,
            coalesce(s.conversion_window, interval '3 days') as window_length
 ) as clock
+cross join lateral (
+    select cardinal.report_window_end(r.exposed_at, clock.window_length, clock.time_zone) as time
+) as window_end
 group by 1, 2, 3, 4, 5, 6;
 alter view cardinal.report_control_exposure_days_of_rows owner to cardinal_owner;
 grant select on cardinal.report_control_exposure_days_of_rows to cardinal_reader;
@@ -396,7 +409,7 @@ begin
                    coalesce(c.variant_id, '') as variant_key,
                    coalesce((c.second_arm_at at time zone clock.time_zone)::date, 'infinity') as second_arm_day,
                    cardinal.report_window_end(c.exposed_at, clock.window_length, clock.time_zone) as window_end,
-                   c.converted_at, c.further_converted_at
+                   c.converted_at, c.further_converted_at, c.pre_exposure_conversions as x
             from (%s) as c
             join cardinal.apps as a on a.app_id = c.app_id
             left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
@@ -408,7 +421,10 @@ begin
         delta as materialized (
             select c.app_id, c.campaign_id, c.exposed_day, c.control, c.variant_key, c.second_arm_day,
                    sum(c.sign) as users,
-                   coalesce(sum(c.sign) filter (where c.converted_at <= c.window_end), 0) as converters
+                   coalesce(sum(c.sign) filter (where c.converted_at <= c.window_end), 0) as converters,
+                   sum(c.sign * c.x) as sum_x,
+                   sum(c.sign * c.x * c.x) as sum_x_squares,
+                   coalesce(sum(c.sign * c.x) filter (where c.converted_at <= c.window_end), 0) as sum_xy
             from changed as c
             group by 1, 2, 3, 4, 5, 6
         ),
@@ -436,12 +452,15 @@ begin
         select *
         from delta
         -- An update that leaves a row where it was (most of a fold's) changes nothing.
-        where users <> 0 or converters <> 0
+        where users <> 0 or converters <> 0 or sum_x <> 0 or sum_x_squares <> 0 or sum_xy <> 0
         -- One order for every writer, so that two never wait for each other's rows the other way round.
         order by app_id, campaign_id, exposed_day, control, variant_key, second_arm_day
         on conflict (app_id, campaign_id, exposed_day, control, variant_key, second_arm_day) do update set
             users = d.users + excluded.users,
-            converters = d.converters + excluded.converters
+            converters = d.converters + excluded.converters,
+            sum_x = d.sum_x + excluded.sum_x,
+            sum_x_squares = d.sum_x_squares + excluded.sum_x_squares,
+            sum_xy = d.sum_xy + excluded.sum_xy
     $statement$,
         case tg_op
             when 'INSERT' then 'select 1 as sign, n.* from added as n'
@@ -459,7 +478,7 @@ alter function cardinal.count_control_exposure_days() owner to cardinal_owner;
 revoke all on function cardinal.count_control_exposure_days() from public;
 comment on function cardinal.count_control_exposure_days() is
     'Statement trigger of report_control_exposures: adds the inserted and new rows to '
-    'report_control_exposure_days, and their further goals converted within the window to '
+    'report_control_exposure_days (users, converters and CUPED''s sums), and their further goals converted within the window to '
     'report_control_goal_days, and subtracts the deleted and old ones, with the campaign''s current window '
     'and zone; deletes the counts that reach zero.';
 

@@ -5,7 +5,7 @@
 -- control_arm_covariates (CUPED's sums over the users control_arms counts), send_arms, and control_arm_days
 -- (one campaign's control report day by day, for the campaign page). Each picks the state that answers:
 -- campaigns without test events read the control counts
--- (control_arms_from_exposures, control_arm_conversions_from_exposures: report_control_exposure_days for the
+-- (control_arm_sums_from_exposures, control_arm_conversions_from_exposures: report_control_exposure_days for the
 -- days wholly matured or wholly unmatured at as_of, the per-user report_control_exposures for the days
 -- between, with the pending events' change; control_exposure_bounds finds those days;
 -- control_arm_days_from_exposures reads them for every day at once); canvases, test events and other
@@ -16,6 +16,39 @@
 -- Code, edited in place: cardinal migrate applies every file of SQL/code in order, in one transaction,
 -- whenever one of them changed (SQL/README.md).
 
+
+
+-- Whether the control counts answer a report of these arguments: campaigns, not a canvas, without test
+-- events, each on its own conversion event (a conversion event given must be the one campaign's).
+create or replace function cardinal.control_counts_answer(
+    app          text,
+    campaign     text,
+    conversion   text,
+    include_test boolean,
+    canvas       text
+)
+    returns boolean
+    language sql
+    stable
+as $function$
+    select control_counts_answer.canvas is null and not coalesce(control_counts_answer.include_test, false)
+           and (control_counts_answer.conversion is null
+                or (control_counts_answer.campaign is not null
+                    and not exists (
+                        select
+                        from cardinal.apps as a
+                        left join cardinal.campaign_settings as s
+                            on s.app_id = a.app_id and s.campaign_id = control_counts_answer.campaign
+                        where (control_counts_answer.app is null or a.name = control_counts_answer.app)
+                          and s.conversion_event is distinct from control_counts_answer.conversion
+                    )));
+$function$;
+alter function cardinal.control_counts_answer(text, text, text, boolean, text) owner to cardinal_owner;
+grant execute on function cardinal.control_counts_answer(text, text, text, boolean, text) to cardinal_reader;
+comment on function cardinal.control_counts_answer(text, text, text, boolean, text) is
+    'Whether control_arm_sums_from_exposures answers a control report of these arguments: no canvas, no test '
+    'events, and no conversion event but each campaign''s own (given, it must be the one campaign''s). '
+    'control_arms and control_arm_covariates ask it.';
 
 
 -- The control report of one conversion event per campaign. PL/pgSQL, so that each call plans only the source
@@ -38,20 +71,12 @@ create or replace function cardinal.control_arms(
 as $function$
 begin
     perform cardinal.check_report_range(from_date, to_date), cardinal.check_control_source(campaign, canvas);
-    -- A conversion event given is the one the rows keep when it is every reported campaign's own.
-    if canvas is null and not coalesce(include_test, false)
-       and (conversion is null
-            or (campaign is not null
-                and not exists (
-                    select
-                    from cardinal.apps as a
-                    left join cardinal.campaign_settings as s
-                        on s.app_id = a.app_id and s.campaign_id = control_arms.campaign
-                    where (control_arms.app is null or a.name = control_arms.app)
-                      and s.conversion_event is distinct from control_arms.conversion
-                ))) then
-        return query select * from cardinal.control_arms_from_exposures(app, campaign, from_date, to_date, as_of,
-                                                                        conversion_window);
+    if cardinal.control_counts_answer(app, campaign, conversion, include_test, canvas) then
+        return query
+        select c.app_name, c.campaign_id, c.conversion_event, c.window_length, c.variant_id, c.control, c.users,
+               c.converters, c.exposed_users, c.users_in_several_arms, null::text
+        from cardinal.control_arm_sums_from_exposures(app, campaign, from_date, to_date, as_of, conversion_window)
+            as c;
     else
         return query select * from cardinal.control_arms_from_user_state(app, campaign, from_date, to_date, as_of,
                                                                          conversion, conversion_window,
@@ -72,7 +97,7 @@ comment on function cardinal.control_arms(text, text, date, date, timestamptz, t
     'campaign_settings row keyed by the canvas id, report days in the app''s zone, campaign_id NULL and '
     'canvas_id set. SQL/docs/reports.md defines the columns; control_arms_reference computes the same from '
     'raw events. Campaigns without test events and with their own conversion events are read from the '
-    'control counts and report_control_exposures (control_arms_from_exposures), the rest from the per-user '
+    'control counts and report_control_exposures (control_arm_sums_from_exposures), the rest from the per-user '
     'state (control_arms_from_user_state).';
 
 
@@ -339,15 +364,17 @@ comment on function cardinal.control_exposure_bounds(date, date, timestamptz, te
     'unmatured_day (the first day none of whose exposures has matured), each with its first instant. The days '
     'before split_day and from unmatured_day on are read from report_control_exposure_days, those between '
     'from report_control_exposures. An inlinable SQL function, called once per campaign by '
-    'control_arms_from_exposures and control_arm_conversions_from_exposures.';
+    'control_arm_sums_from_exposures and control_arm_conversions_from_exposures.';
 
 
 -- The control report of campaigns from the control counts: report_control_exposure_days for the days wholly
 -- matured at as_of (users, converters) or wholly unmatured (exposed users only), report_control_exposures, one
 -- row per user, for the days between, and the pending events' rows in place of the folded rows they replace.
 -- Reading counts keeps a report's cost from growing with the events: one row per exposed user of the range
--- took 0.9 s for one campaign and 26 s for all campaigns at 10 M events.
-create or replace function cardinal.control_arms_from_exposures(
+-- took 0.9 s for one campaign and 26 s for all campaigns at 10 M events. CUPED's sums (x: the user's
+-- pre-exposure conversions) come from the same counts and rows, so that control_arm_covariates costs what
+-- control_arms does.
+create or replace function cardinal.control_arm_sums_from_exposures(
     app               text,
     campaign          text,
     from_date         date,
@@ -355,7 +382,7 @@ create or replace function cardinal.control_arms_from_exposures(
     as_of             timestamptz,
     conversion_window interval
 )
-    returns setof cardinal.control_arms_row
+    returns setof cardinal.control_arm_sums_row
     language sql
     stable
     -- No plan hinges on a row estimate: joins and aggregates hashed, jit off with them (the disabled paths'
@@ -367,51 +394,56 @@ as $function$
     with target as (
         select a.app_id, a.name as app_name, a.report_time_zone
         from cardinal.apps as a
-        where control_arms_from_exposures.app is null or a.name = control_arms_from_exposures.app
+        where control_arm_sums_from_exposures.app is null or a.name = control_arm_sums_from_exposures.app
     ),
     -- The rows the pending events make, in place of the folded rows of the users they touch.
     pending as materialized (
         select p.*
-        from cardinal.pending_control_exposures(control_arms_from_exposures.campaign) as p
+        from cardinal.pending_control_exposures(control_arm_sums_from_exposures.campaign) as p
         where p.app_id in (select t.app_id from target as t)
     ),
     -- The campaigns reported (every one with folded or pending exposures), with their settings, the range's
     -- bounds in their zone and the days the counts answer (control_exposure_bounds). A few rows, materialized.
     sources as materialized (
-        select t.app_id, t.app_name, c.campaign_id, s.conversion_event, bounds.*
+        select t.app_id, t.app_name, c.campaign_id, s.conversion_event,
+               coalesce(s.cuped_window, interval '14 days') as pre_exposure_window, bounds.*
         from target as t
         join (
             select g.app_id, g.campaign_id
             from cardinal.report_groups as g
             where g.campaign_id is not null
-              and (control_arms_from_exposures.campaign is null
-                   or g.campaign_id = control_arms_from_exposures.campaign)
+              and (control_arm_sums_from_exposures.campaign is null
+                   or g.campaign_id = control_arm_sums_from_exposures.campaign)
             union
             select p.app_id, p.campaign_id from pending as p
         ) as c on c.app_id = t.app_id
         left join cardinal.campaign_settings as s on s.app_id = c.app_id and s.campaign_id = c.campaign_id
         cross join lateral cardinal.control_exposure_bounds(
-            control_arms_from_exposures.from_date, control_arms_from_exposures.to_date,
-            control_arms_from_exposures.as_of, coalesce(s.report_time_zone, t.report_time_zone),
-            s.conversion_window, control_arms_from_exposures.conversion_window
+            control_arm_sums_from_exposures.from_date, control_arm_sums_from_exposures.to_date,
+            control_arm_sums_from_exposures.as_of, coalesce(s.report_time_zone, t.report_time_zone),
+            s.conversion_window, control_arm_sums_from_exposures.conversion_window
         ) as bounds
     ),
     -- The counts of the count days: all their users matured before the split, none from the unmatured day on.
     counted as (
-        select s.app_name, s.campaign_id, s.conversion_event, s.window_length,
+        select s.app_name, s.campaign_id, s.conversion_event, s.window_length, s.pre_exposure_window,
                several.arms as several_arms,
                case when not several.arms then nullif(d.variant_key, '') end as variant_id,
                case when not several.arms then d.control end as control,
                d.users as exposed,
-               case when d.exposed_day < s.split_day then d.users else 0 end as users,
-               case when d.exposed_day < s.split_day then d.converters else 0 end as converters
+               case when matured.days then d.users else 0 end as users,
+               case when matured.days then d.converters else 0 end as converters,
+               case when matured.days then d.sum_x else 0 end as sum_x,
+               case when matured.days then d.sum_x_squares else 0 end as sum_x_squares,
+               case when matured.days then d.sum_xy else 0 end as sum_xy
         from cardinal.report_control_exposure_days as d
         join sources as s on s.app_id = d.app_id and s.campaign_id = d.campaign_id
-        cross join lateral (select d.second_arm_day <= control_arms_from_exposures.to_date as arms) as several
+        cross join lateral (select d.second_arm_day <= control_arm_sums_from_exposures.to_date as arms) as several
+        cross join lateral (select d.exposed_day < s.split_day as days) as matured
         where d.app_id = any(array(select t.app_id from target as t))
           and d.campaign_id = any(array(select s.campaign_id from sources as s))
-          and d.exposed_day >= control_arms_from_exposures.from_date
-          and d.exposed_day <= control_arms_from_exposures.to_date
+          and d.exposed_day >= control_arm_sums_from_exposures.from_date
+          and d.exposed_day <= control_arm_sums_from_exposures.to_date
           and (d.exposed_day < s.split_day or d.exposed_day >= s.unmatured_day)
     ),
     -- The folded rows of the days between: an index range per campaign, each its own days, in a loop over the
@@ -419,7 +451,7 @@ as $function$
     -- whole table).
     folded as (
         select r.app_id, r.campaign_id, r.user_key, r.exposed_at, r.control, r.variant_id, r.second_arm_at,
-               r.converted_at
+               r.converted_at, r.pre_exposure_conversions
         from sources as s
         cross join lateral (
             select *
@@ -433,7 +465,8 @@ as $function$
     ),
     -- The folded rows that the pending rows replace, by primary key.
     replaced as (
-        select r.app_id, r.campaign_id, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at
+        select r.app_id, r.campaign_id, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at,
+               r.pre_exposure_conversions
         from cardinal.report_control_exposures as r
         join pending as p on p.app_id = r.app_id and p.campaign_id = r.campaign_id and p.user_key = r.user_key
         where r.app_id = any(array(select distinct p.app_id from pending as p))
@@ -443,7 +476,7 @@ as $function$
     -- rows of the count days taken out of the counts.
     items as (
         select f.app_id, f.campaign_id, f.exposed_at, f.control, f.variant_id, f.second_arm_at, f.converted_at,
-               1 as sign, true as in_row_days
+               f.pre_exposure_conversions as x, 1 as sign, true as in_row_days
         from folded as f
         where not exists (
             select from pending as p
@@ -451,74 +484,84 @@ as $function$
         )
         union all
         select p.app_id, p.campaign_id, p.exposed_at, p.control, p.variant_id, p.second_arm_at, p.converted_at,
-               1, null
+               p.pre_exposure_conversions, 1, null
         from pending as p
         union all
         select r.app_id, r.campaign_id, r.exposed_at, r.control, r.variant_id, r.second_arm_at, r.converted_at,
-               -1, false
+               r.pre_exposure_conversions, -1, false
         from replaced as r
     ),
     -- A user counts in the range when the first exposure is in it, in several arms when the second arm's
     -- first exposure is before the range's end, and as a converter when the first conversion after the
     -- exposure is within the window, which ends on the campaign's clock (report_window_end).
     cohort as (
-        select s.app_name, s.campaign_id, s.conversion_event, s.window_length, several.arms as several_arms,
+        select s.app_name, s.campaign_id, s.conversion_event, s.window_length, s.pre_exposure_window,
+               several.arms as several_arms,
                case when not several.arms then x.variant_id end as variant_id,
                case when not several.arms then x.control end as control,
                x.sign as exposed,
-               case when window_end.time <= control_arms_from_exposures.as_of then x.sign else 0 end as users,
-               case when window_end.time <= control_arms_from_exposures.as_of
-                         and x.converted_at <= window_end.time then x.sign else 0 end as converters
+               case when matured.user then x.sign else 0 end as users,
+               case when matured.user and converted.user then x.sign else 0 end as converters,
+               case when matured.user then x.sign * x.x else 0 end as sum_x,
+               case when matured.user then x.sign * x.x * x.x else 0 end as sum_x_squares,
+               case when matured.user and converted.user then x.sign * x.x else 0 end as sum_xy
         from items as x
         join sources as s on s.app_id = x.app_id and s.campaign_id = x.campaign_id
         cross join lateral (select coalesce(x.second_arm_at < s.upper_time, false) as arms) as several
         cross join lateral (
             select cardinal.report_window_end(x.exposed_at, s.window_length, s.time_zone) as time
         ) as window_end
+        cross join lateral (select window_end.time <= control_arm_sums_from_exposures.as_of as user) as matured
+        cross join lateral (select coalesce(x.converted_at <= window_end.time, false) as user) as converted
         where x.exposed_at >= s.lower_time and x.exposed_at < s.upper_time
           and (x.in_row_days is null
                or x.in_row_days = (x.exposed_at >= s.split_time and x.exposed_at < s.unmatured_time))
     ),
     arm_groups as (
-        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
+        select app_name, campaign_id, conversion_event, window_length, pre_exposure_window, variant_id, control,
+               several_arms,
                sum(users)::bigint as users,
                case when conversion_event is not null then sum(converters)::bigint end as converters,
-               sum(exposed)::bigint as exposed_users
+               sum(exposed)::bigint as exposed_users,
+               sum(sum_x)::bigint as sum_x, sum(sum_x_squares)::bigint as sum_x_squares,
+               sum(sum_xy)::bigint as sum_xy
         from (
-            select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
-                   exposed, users, converters
+            select app_name, campaign_id, conversion_event, window_length, pre_exposure_window, variant_id,
+                   control, several_arms, exposed, users, converters, sum_x, sum_x_squares, sum_xy
             from counted
             union all
-            select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
-                   exposed, users, converters
+            select app_name, campaign_id, conversion_event, window_length, pre_exposure_window, variant_id,
+                   control, several_arms, exposed, users, converters, sum_x, sum_x_squares, sum_xy
             from cohort
         ) as parts
-        group by app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms
+        group by app_name, campaign_id, conversion_event, window_length, pre_exposure_window, variant_id, control,
+                 several_arms
         -- An arm whose only users the pending events moved elsewhere.
         having sum(exposed) <> 0
     ),
     arms as (
-        select app_name, campaign_id, conversion_event, window_length, variant_id, control, several_arms,
-               users, converters, exposed_users,
+        select app_name, campaign_id, conversion_event, window_length, pre_exposure_window, variant_id, control,
+               several_arms, users, converters, exposed_users, sum_x, sum_x_squares, sum_xy,
                coalesce(sum(exposed_users) filter (where several_arms)
                             over (partition by app_name, campaign_id), 0)::bigint as users_in_several_arms
         from arm_groups
     )
-    select app_name, campaign_id, conversion_event, window_length, variant_id, control,
-           users, converters, exposed_users, users_in_several_arms, null::text
+    select app_name, campaign_id, conversion_event, window_length, pre_exposure_window, variant_id, control,
+           users, converters, exposed_users, users_in_several_arms, sum_x, sum_x_squares, sum_xy
     from arms
     where not several_arms
     order by app_name, campaign_id, control desc, variant_id nulls first;
 $function$;
-alter function cardinal.control_arms_from_exposures(text, text, date, date, timestamp with time zone, interval) owner to cardinal_owner;
-grant execute on function cardinal.control_arms_from_exposures(text, text, date, date, timestamp with time zone, interval) to cardinal_reader;
-comment on function cardinal.control_arms_from_exposures(text, text, date, date, timestamptz, interval) is
+alter function cardinal.control_arm_sums_from_exposures(text, text, date, date, timestamp with time zone, interval) owner to cardinal_owner;
+grant execute on function cardinal.control_arm_sums_from_exposures(text, text, date, date, timestamp with time zone, interval) to cardinal_reader;
+comment on function cardinal.control_arm_sums_from_exposures(text, text, date, date, timestamptz, interval) is
     'control_arms of campaigns (not a canvas), without test events, for each campaign''s conversion event and '
-    'the given window (else the campaign''s): from report_control_exposure_days for the days wholly matured at '
-    'as_of with the configured window and the days none of whose exposures has (control_exposure_bounds), '
-    'else from report_control_exposures, with the pending events'' change '
-    '(pending_control_exposures); the window ends on the campaign''s clock (report_window_end). '
-    'control_arms calls it when it can.';
+    'the given window (else the campaign''s), with CUPED''s sums over each arm''s users (pre_exposure_window: '
+    'the campaign''s cuped_window, else 14 days; sum_x, sum_x_squares, sum_xy as control_arm_covariates): from '
+    'report_control_exposure_days for the days wholly matured at as_of with the configured window and the '
+    'days none of whose exposures has (control_exposure_bounds), else from report_control_exposures, with the '
+    'pending events'' change (pending_control_exposures); the window ends on the campaign''s clock '
+    '(report_window_end). control_arms and control_arm_covariates call it when they can.';
 
 
 -- The per-user state's control report: any canvas, test events and conversion event. Its users are those of
@@ -807,6 +850,19 @@ create or replace function cardinal.control_arm_covariates(
     set search_path = pg_catalog, pg_temp
 as $function$
 begin
+    perform cardinal.check_report_range(from_date, to_date), cardinal.check_control_source(campaign, canvas);
+    -- The control counts hold x for each campaign's own CUPED window: without one of the call's own, they answer
+    -- what they answer for control_arms.
+    if cuped_window is null and cardinal.control_counts_answer(app, campaign, conversion, include_test, canvas) then
+        return query
+        select c.app_name, c.campaign_id, c.conversion_event, c.pre_exposure_window, c.variant_id, c.control,
+               c.users, c.converters, c.sum_x, c.sum_x_squares, c.sum_xy, null::text
+        from cardinal.control_arm_sums_from_exposures(app, campaign, from_date, to_date, as_of, conversion_window)
+            as c
+        where c.conversion_event is not null and c.users > 0
+        order by c.app_name, c.campaign_id, c.control desc, c.variant_id nulls first;
+        return;
+    end if;
     return query
     select *
     from cardinal.control_arm_covariates_of_cohort(control_arm_covariates.app, control_arm_covariates.campaign,
@@ -826,9 +882,9 @@ comment on function cardinal.control_arm_covariates(text, text, date, date, time
     'conversion event in [exposed_at - pre_exposure_window, exposed_at) before the first exposure, the window '
     'in elapsed time (cuped_window, else campaign_settings.cuped_window, else 14 days): sum_x = Σx, '
     'sum_x_squares = Σx², sum_xy = Σxy. Only campaigns with a conversion event, and arms with matured users. '
-    'Campaigns without test events and with their own conversion event read report_control_exposures, the rest '
-    'the per-user state (control_cohort_from_user_state); the users'' report_conversion_state rows are read in '
-    'one primary-key scan of their keys and hashed with their unfolded conversions. '
+    'What control_arms reads from the control counts, without a cuped_window of the call''s own, reads their '
+    'sums of x (report_control_exposure_days, report_control_exposures.pre_exposure_conversions: '
+    'control_arm_sums_from_exposures); the rest each user''s conversions (control_arm_covariates_of_cohort). '
     'control_arm_covariates_reference computes the same from raw events; SQL/docs/reports.md defines the '
     'columns.';
 
@@ -1050,7 +1106,7 @@ comment on function cardinal.control_arm_covariates_of_cohort(text, text, date, 
 -- The control report of the conversion goals from first_ordinal on, for campaigns without test events, in one
 -- pass over the goals: the counts of the primary goal (report_control_exposure_days) and of the further ones
 -- (report_control_goal_days) for the days control_exposure_bounds gives, report_control_exposures for the
--- days between, with the pending events' change, as control_arms_from_exposures reads them.
+-- days between, with the pending events' change, as control_arm_sums_from_exposures reads them.
 create or replace function cardinal.control_arm_conversions_from_exposures(
     app               text,
     campaign          text,
@@ -1090,7 +1146,7 @@ as $function$
         where p.app_id in (select t.app_id from target as t)
     ),
     -- The campaigns with goals, their window, the range's bounds in their zone and the days the counts answer
-    -- (control_arms_from_exposures's, by the same control_exposure_bounds).
+    -- (control_arm_sums_from_exposures', by the same control_exposure_bounds).
     sources as materialized (
         select t.app_id, t.app_name, s.campaign_id, bounds.*
         from target as t
@@ -1432,7 +1488,7 @@ create or replace function cardinal.control_arm_days_from_exposures(
     language sql
     stable
     -- Joins and aggregates hashed whatever the row estimates (the sort of the running sum stays: it has no
-    -- other plan); jit off with them, as in control_arms_from_exposures.
+    -- other plan); jit off with them, as in control_arm_sums_from_exposures.
     set enable_nestloop = off
     set enable_sort = off
     set jit = off

@@ -99,6 +99,25 @@ import Testing
         #expect(try sums(scenario, function: "control_arm_covariates") == expected)
     }
 
+    @Test("A campaign's new CUPED window measures its folded users' purchases again, as the reference does")
+    func changedWindowMeasuresFoldedUsersAgain() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try writeFoldedExampleAndPendingPurchase(scenario)
+        try fold(scenario)
+        // One hour before exposure holds no purchase of the example (c4's, the latest, is two hours before).
+        try scenario.settings("c1", CampaignSettingsUpdate(cupedWindow: .set(try CUPEDWindow(parsing: "1h"))))
+        let none = ["control 01:00:00 6 3 0 0 0", "v1 01:00:00 6 4 0 0 0"]
+        #expect(try sums(scenario, function: "control_arm_covariates") == none)
+        #expect(try sums(scenario, function: "control_arm_covariates_reference") == none)
+        // Five days, [day 5 01:00, day 10 01:00): control x c3 2 (y), c4 1, c5 3 (y), so Σx 6, Σx² 14, Σxy 5;
+        // variant x v2 2 (y), v3 1 (y), v4 1, v5 1 (y: day 5 12:00 only), so Σx 5, Σx² 7, Σxy 4.
+        try scenario.settings("c1", CampaignSettingsUpdate(cupedWindow: .set(try CUPEDWindow(parsing: "5d"))))
+        let fiveDays = ["control 120:00:00 6 3 6 14 5", "v1 120:00:00 6 4 5 7 4"]
+        #expect(try sums(scenario, function: "control_arm_covariates") == fiveDays)
+        #expect(try sums(scenario, function: "control_arm_covariates_reference") == fiveDays)
+    }
+
     @Test("The control report adjusts the variant by CUPED: θ 23/82, the difference 1/6 and a 37.9 % reduction")
     func reportAdjustsTheLift() throws {
         let scenario = try ReportScenario()
