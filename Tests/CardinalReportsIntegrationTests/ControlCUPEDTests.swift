@@ -113,7 +113,7 @@ import Testing
         // Five days, [day 5 01:00, day 10 01:00): control x c3 2 (y), c4 1, c5 3 (y), so Σx 6, Σx² 14, Σxy 5;
         // variant x v2 2 (y), v3 1 (y), v4 1, v5 1 (y: day 5 12:00 only), so Σx 5, Σx² 7, Σxy 4.
         try scenario.settings("c1", CampaignSettingsUpdate(cupedWindow: .set(try CUPEDWindow(parsing: "5d"))))
-        let fiveDays = ["control 120:00:00 6 3 6 14 5", "v1 120:00:00 6 4 5 7 4"]
+        let fiveDays = ["control 5 days 6 3 6 14 5", "v1 5 days 6 4 5 7 4"]
         #expect(try sums(scenario, function: "control_arm_covariates") == fiveDays)
         #expect(try sums(scenario, function: "control_arm_covariates_reference") == fiveDays)
     }
