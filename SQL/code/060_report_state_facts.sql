@@ -362,7 +362,9 @@ select cardinal.copy_column_comments('cardinal.report_part_facts', 'cardinal.rep
 
 -- CUPED's x of one exposure row: the user's non-test conversions of the event in the pre-exposure window (the
 -- campaign's cuped_window, 14 days when not set, in elapsed time), from the folded conversion state and the
--- pending times given. One definition for the pending rows and the recount after a settings change.
+-- pending times given. One definition for the pending rows and the lookup after a settings change; a table
+-- function of one SELECT and no SET clause, so that the planner inlines it into each caller's query, where a
+-- scalar function would be called once per row.
 create or replace function cardinal.pre_exposure_conversions(
     app_id           bigint,
     user_key         text,
@@ -371,7 +373,7 @@ create or replace function cardinal.pre_exposure_conversions(
     cuped_window     interval,
     pending_times    timestamptz[]
 )
-    returns bigint
+    returns table (conversions bigint)
     language sql
     stable
 as $function$
@@ -397,13 +399,15 @@ $function$;
 alter function cardinal.pre_exposure_conversions(bigint, text, text, timestamp with time zone, interval, timestamp with time zone[]) owner to cardinal_owner;
 grant execute on function cardinal.pre_exposure_conversions(bigint, text, text, timestamp with time zone, interval, timestamp with time zone[]) to cardinal_reader;
 comment on function cardinal.pre_exposure_conversions(bigint, text, text, timestamptz, interval, timestamptz[]) is
-    'CUPED''s x for an exposure: the user''s non-test conversions of conversion_event in [exposed_at - '
-    'cuped_window (14 days when NULL), exposed_at), from report_conversion_state plus the pending_times given; '
-    '0 without a conversion event. report_control_exposures.pre_exposure_conversions holds it.';
+    'CUPED''s x for an exposure, as one row: the user''s non-test conversions of conversion_event in '
+    '[exposed_at - cuped_window (14 days when NULL), exposed_at), from report_conversion_state plus the '
+    'pending_times given; 0 without a conversion event. report_control_exposures.pre_exposure_conversions '
+    'holds it.';
 
 
 -- A user's exposure row depends on all of the user's events in the campaign (the first arm, a second arm, the
--- first conversion after the exposure), so a pending event cannot simply be added to it: the view reads the
+-- first conversion after the exposure, the conversions in the CUPED window before it), so a pending event
+-- cannot simply be added to it: the view reads the
 -- folded rows the pending events touch, merges them with the pending events and returns whole rows. A pending
 -- conversion of any of a campaign's goals touches the row, the further goals included. A function of the
 -- campaign, as pending_campaign_receipts is, so that a report of one campaign merges that campaign's rows only
@@ -573,15 +577,16 @@ select x.app_id, x.campaign_id, x.user_key, x.exposed_at, x.control, x.variant_i
             offset 0
         ) as further)
        end as further_converted_at,
-       -- CUPED's x, for the conversions a pending event adds before the exposure or an earlier exposure.
-       cardinal.pre_exposure_conversions(x.app_id, x.user_key, s.conversion_event, x.exposed_at, s.cuped_window,
-                                         c.times) as pre_exposure_conversions
+       pre.conversions as pre_exposure_conversions
 from exposures as x
 left join cardinal.campaign_settings as s on s.app_id = x.app_id and s.campaign_id = x.campaign_id
 left join cardinal.campaign_conversion_goal_events as ge on ge.app_id = x.app_id and ge.campaign_id = x.campaign_id
 left join pending_conversions as c
     on c.app_id = x.app_id and c.user_key = x.user_key and c.conversion_name = s.conversion_event
-left join pending_user_conversions as u on u.app_id = x.app_id and u.user_key = x.user_key;
+left join pending_user_conversions as u on u.app_id = x.app_id and u.user_key = x.user_key
+-- CUPED's x: a pending conversion before the exposure, or an earlier exposure, changes it.
+cross join lateral cardinal.pre_exposure_conversions(x.app_id, x.user_key, s.conversion_event, x.exposed_at,
+                                                     s.cuped_window, c.times) as pre;
 $function$;
 alter function cardinal.pending_control_exposures(text) owner to cardinal_owner;
 grant execute on function cardinal.pending_control_exposures(text) to cardinal_reader;

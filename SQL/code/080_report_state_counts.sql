@@ -37,9 +37,10 @@ begin
         new_event := new.conversion_event;
         new_cuped_window := new.cuped_window;
     end if;
-    -- As text, as the window triggers compare: '1 day' and '24 hours' are equal intervals.
-    if tg_op = 'UPDATE' and (new_event, new_cuped_window::text)
-                            is not distinct from (old.conversion_event, old.cuped_window::text) then
+    -- x is counted in elapsed time, so an equal window ('1 day', '24 hours') changes nothing; nor does any
+    -- window of a campaign without a conversion event.
+    if tg_op = 'UPDATE' and (new_event is not distinct from old.conversion_event
+                             and (new_cuped_window is not distinct from old.cuped_window or new_event is null)) then
         return null;
     end if;
     -- Waits for a running fold, so that the conversion state read below is the one its rows were made from.
@@ -53,8 +54,11 @@ begin
             where v.app_id = r.app_id and v.user_key = r.user_key and v.conversion_name = new_event
               and not v.test and t.time >= r.exposed_at
         ),
-        pre_exposure_conversions = cardinal.pre_exposure_conversions(r.app_id, r.user_key, new_event, r.exposed_at,
-                                                                    new_cuped_window, null)
+        pre_exposure_conversions = (
+            select p.conversions
+            from cardinal.pre_exposure_conversions(r.app_id, r.user_key, new_event, r.exposed_at, new_cuped_window,
+                                                   null) as p
+        )
     where r.app_id = target_app and r.campaign_id = target_campaign;
     return null;
 end

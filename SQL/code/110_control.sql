@@ -1141,7 +1141,10 @@ as $function$
     ),
     -- The rows the pending events make, in place of the folded rows of the users they touch.
     pending as materialized (
-        select p.*
+        -- Every column but CUPED's x, which these counts do not read.
+        select p.app_id, p.campaign_id, p.user_key, p.exposed_at, p.control, p.variant_id, p.second_arm_at,
+               p.second_arm_control, p.second_arm_variant_id, p.conversion_event, p.converted_at,
+               p.further_converted_at
         from cardinal.pending_control_exposures(control_arm_conversions_from_exposures.campaign) as p
         where p.app_id in (select t.app_id from target as t)
     ),
@@ -1536,7 +1539,10 @@ as $function$
     ),
     -- The rows the pending events make, in place of the folded rows of the users they touch.
     pending as materialized (
-        select p.*
+        -- Every column but CUPED's x, which these counts do not read.
+        select p.app_id, p.campaign_id, p.user_key, p.exposed_at, p.control, p.variant_id, p.second_arm_at,
+               p.second_arm_control, p.second_arm_variant_id, p.conversion_event, p.converted_at,
+               p.further_converted_at
         from cardinal.pending_control_exposures(control_arm_days_from_exposures.campaign) as p
         where p.app_id in (select s.app_id from source as s)
           and p.exposed_at >= (select s.day_starts[1] from source as s)

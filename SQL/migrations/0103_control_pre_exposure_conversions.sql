@@ -2,12 +2,15 @@
 -- the campaign's conversion event in the pre-exposure window (pre_exposure_conversions), and
 -- report_control_exposure_days sums x, x² and x over the converters per day and arm, so that
 -- control_arm_covariates reads counts as control_arms does (code files) instead of every matured user's
--- conversions: 1.2–1.9 s for the largest campaign of the 10 M-event bench, against 65 ms for control_arms.
+-- conversions: 1.09–1.36 s for the largest CUPED campaign of the 10 M-event bench, against 81–96 ms for
+-- control_arms on the same database (docs/performance.md).
 --
 -- The rows folded before this migration get their x here from the folded conversions (the pending ones are
--- the next fold's, as for converted_at), and the day counts their sums; a fresh install holds none. The
--- statement triggers of report_control_exposures that run meanwhile are the previous release's: they ignore
--- x, and an update that keeps a row's day, arm and conversion nets to nothing in them.
+-- the next fold's, as for converted_at), and the day counts their sums; a fresh install holds none. Only the
+-- rows with an x above 0 are written. The statement triggers of report_control_exposures that run meanwhile
+-- are the previous release's: they ignore x, and an update that keeps a row's day, arm and conversion nets to
+-- nothing in them. Until the code files that follow are applied, the control reports fail (their bodies read
+-- what this drops) and the previous settings trigger keeps x: change no campaign setting during the upgrade.
 
 alter table cardinal.report_control_exposures add column pre_exposure_conversions bigint not null default 0;
 alter table cardinal.report_control_exposures alter column pre_exposure_conversions drop default;
@@ -35,22 +38,23 @@ begin
         return;
     end if;
     update cardinal.report_control_exposures as r
-    set pre_exposure_conversions = (
-        select count(*)
-        from cardinal.report_conversion_state as v
-        cross join lateral unnest(v.times) as t (time)
-        cross join lateral (
-            select coalesce((select s.cuped_window
-                             from cardinal.campaign_settings as s
-                             where s.app_id = r.app_id and s.campaign_id = r.campaign_id),
-                            interval '14 days') as length
-        ) as pre_exposure_window
-        where v.app_id = r.app_id and v.user_key = r.user_key and v.conversion_name = r.conversion_event
-          and not v.test
-          and t.time >= r.exposed_at - make_interval(secs => extract(epoch from pre_exposure_window.length))
-          and t.time < r.exposed_at
-    )
-    where r.conversion_event is not null;
+    set pre_exposure_conversions = x.conversions
+    from (
+        select r.app_id, r.campaign_id, r.user_key,
+               (select count(*)
+                from cardinal.report_conversion_state as v
+                cross join lateral unnest(v.times) as t (time)
+                where v.app_id = r.app_id and v.user_key = r.user_key and v.conversion_name = r.conversion_event
+                  and not v.test
+                  and t.time >= r.exposed_at - make_interval(secs => extract(epoch from window_length.length))
+                  and t.time < r.exposed_at) as conversions
+        from cardinal.report_control_exposures as r
+        left join cardinal.campaign_settings as s on s.app_id = r.app_id and s.campaign_id = r.campaign_id
+        cross join lateral (select coalesce(s.cuped_window, interval '14 days') as length) as window_length
+        where r.conversion_event is not null
+    ) as x
+    where r.app_id = x.app_id and r.campaign_id = x.campaign_id and r.user_key = x.user_key
+      and x.conversions > 0;
 
     update cardinal.report_control_exposure_days as d
     set sum_x = x.sum_x, sum_x_squares = x.sum_x_squares, sum_xy = x.sum_xy

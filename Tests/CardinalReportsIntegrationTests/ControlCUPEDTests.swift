@@ -99,12 +99,13 @@ import Testing
         #expect(try sums(scenario, function: "control_arm_covariates") == expected)
     }
 
-    @Test("A campaign's new CUPED window measures its folded users' purchases again, as the reference does")
+    @Test("A campaign's new CUPED window measures its users' purchases again, folded or pending, as the reference does")
     func changedWindowMeasuresFoldedUsersAgain() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
+        // v4's purchase stays pending: its row is measured again by the pending read, the folded ones by the
+        // settings trigger.
         try writeFoldedExampleAndPendingPurchase(scenario)
-        try fold(scenario)
         // One hour before exposure holds no purchase of the example (c4's, the latest, is two hours before).
         try scenario.settings("c1", CampaignSettingsUpdate(cupedWindow: .set(try CUPEDWindow(parsing: "1h"))))
         let none = ["control 01:00:00 6 3 0 0 0", "v1 01:00:00 6 4 0 0 0"]
@@ -116,6 +117,8 @@ import Testing
         let fiveDays = ["control 5 days 6 3 6 14 5", "v1 5 days 6 4 5 7 4"]
         #expect(try sums(scenario, function: "control_arm_covariates") == fiveDays)
         #expect(try sums(scenario, function: "control_arm_covariates_reference") == fiveDays)
+        try fold(scenario)
+        #expect(try sums(scenario, function: "control_arm_covariates") == fiveDays)
     }
 
     @Test("The control report adjusts the variant by CUPED: θ 23/82, the difference 1/6 and a 37.9 % reduction")
