@@ -164,6 +164,11 @@ begin
                 exit;
         end;
         affected_apps := affected_apps || expired_apps;
+        -- The order records of the dropped events go with them; a later repeat of such an order counts.
+        delete from cardinal.conversion_orders as o
+        where o.time >= expired.from_time and o.time < expired.to_time;
+        delete from cardinal.repeated_order_conversions as r
+        where r.time >= expired.from_time and r.time < expired.to_time;
         return next expired.relation;
     end loop;
     perform cardinal.requeue_report_state(app_id)
@@ -174,8 +179,9 @@ alter function cardinal.drop_expired_event_partitions(interval) owner to cardina
 revoke all on function cardinal.drop_expired_event_partitions(interval) from public;
 comment on function cardinal.drop_expired_event_partitions(interval) is
     'Drops every partition of cardinal.events whose whole range ends at or before now() - retention and '
-    'returns their names (schema-qualified), oldest first; then rebuilds the report state of the apps that '
-    'had events in them (requeue_report_state). retention NULL (the default) means '
+    'returns their names (schema-qualified), oldest first, with their events'' rows of conversion_orders and '
+    'repeated_order_conversions; then rebuilds the report state of the apps that had events in them '
+    '(requeue_report_state). retention NULL (the default) means '
     'settings.retention_days. Waits at most 2 s for the lock on cardinal.events per partition; on a '
     'timeout it warns and stops with what it dropped so far. For members of cardinal_owner.';
 
@@ -288,6 +294,51 @@ create or replace trigger events_record_storing_xid
 comment on trigger events_record_storing_xid on cardinal.events is
     'Records each storing transaction in event_storing_xids, so that a pending read knows whether to read '
     'the partitions.';
+
+
+-- Records which stored conversion of an order came first (conversion_orders) and which repeat it
+-- (repeated_order_conversions), in the storing transaction. A row trigger whose WHEN leaves out every event
+-- without an order, so that other events pay only that test; an AFTER trigger, so that an event skipped as a
+-- duplicate of a stored one (ON CONFLICT DO NOTHING) records nothing. Two batches storing the same order at
+-- once: the second waits on the first's conversion_orders key, and is the repeat if the first commits. The
+-- owner's rights, so that the ingest role needs none on the tables.
+create or replace function cardinal.record_conversion_order()
+    returns trigger
+    language plpgsql
+    security definer
+    set search_path = pg_catalog, pg_temp
+as $function$
+begin
+    insert into cardinal.conversion_orders (app_id, conversion_name, order_id, product_id, time, id, user_key,
+                                            platform, sdk_version, app_version, test)
+    values (new.app_id, new.conversion_name, new.order_id, coalesce(new.product_id, ''), new.time, new.id,
+            new.user_key, new.platform, new.sdk_version, new.app_version, new.test)
+    on conflict (app_id, conversion_name, order_id, product_id) do nothing;
+    if not found then
+        insert into cardinal.repeated_order_conversions (app_id, time, id, conversion_name, order_id, product_id,
+                                                         user_key, platform, sdk_version, app_version, test)
+        values (new.app_id, new.time, new.id, new.conversion_name, new.order_id, coalesce(new.product_id, ''),
+                new.user_key, new.platform, new.sdk_version, new.app_version, new.test);
+    end if;
+    return null;
+end
+$function$;
+alter function cardinal.record_conversion_order() owner to cardinal_owner;
+revoke all on function cardinal.record_conversion_order() from public;
+comment on function cardinal.record_conversion_order() is
+    'Row trigger of cardinal.events for conversions with an order_id: the first stored conversion of an order '
+    '(app, conversion name, order_id, product_id) goes into conversion_orders, a later one into '
+    'repeated_order_conversions.';
+
+
+create or replace trigger events_record_conversion_order
+    after insert on cardinal.events
+    for each row
+    when (new.order_id is not null)
+    execute function cardinal.record_conversion_order();
+comment on trigger events_record_conversion_order on cardinal.events is
+    'Records each stored conversion with an order as its order''s first or as a repeat, so that revenue '
+    'counts an order once.';
 
 
 -- Forgets the transactions a fold's watermark has passed.

@@ -456,7 +456,8 @@ comment on column cardinal.report_unfolded_row_events.day is
 
 
 -- The values come with the pending events, so no probe of cardinal.events is needed. A session start (a
--- conversion here) never has a value (a CHECK of events).
+-- conversion here) never has a value (a CHECK of events). A repeat of a stored order has none that counts
+-- (repeated_order_conversions, a small table: a hashed anti join).
 create or replace function cardinal.report_unfolded_conversion_values()
     returns table (
         app_id          bigint,
@@ -473,13 +474,19 @@ create or replace function cardinal.report_unfolded_conversion_values()
 as $function$
     select u.app_id, u.user_key, u.conversion_name, u.test, u.time, u.id, u.value, coalesce(u.currency, 'XXX')
     from cardinal.report_unfolded_events_full() as u
-    where u.type = 'conversion' and u.value is not null;
+    where u.type = 'conversion' and u.value is not null
+      and not exists (
+          select
+          from cardinal.repeated_order_conversions as r
+          where r.app_id = u.app_id and r.time = u.time and r.id = u.id
+      );
 $function$;
 alter function cardinal.report_unfolded_conversion_values() owner to cardinal_owner;
 grant execute on function cardinal.report_unfolded_conversion_values() to cardinal_reader;
 comment on function cardinal.report_unfolded_conversion_values() is
     'The unfolded conversions (report_unfolded_events_full) that have a value, with the value and currency '
-    '(''XXX'' when none). report_pending_conversion_value_facts aggregates them.';
+    '(''XXX'' when none), but for the repeats of an order (repeated_order_conversions). '
+    'report_pending_conversion_value_facts aggregates them.';
 
 
 -- Every part of the queue: the ranged function over the whole hash range, so that the body is written once.

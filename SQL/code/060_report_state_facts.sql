@@ -638,13 +638,17 @@ create or replace function cardinal.pending_campaign_receipts(campaign text)
 as $function$
 with pending as materialized (
     -- The pending receipts (report_receipt_type: a push send, an impression on every other channel)
-    -- of the campaign and conversions, not test nor control, with their report day and value.
+    -- of the campaign and conversions, not test nor control, with their report day and value (none that
+    -- counts for a repeat of a stored order).
     select e.app_id, e.campaign_id, coalesce(e.variant_id, '') as variant_key, e.user_key, e.type, e.time,
-           e.conversion_name, e.value, coalesce(e.currency, 'XXX') as currency,
+           e.conversion_name, case when r.id is null then e.value end as value,
+           coalesce(e.currency, 'XXX') as currency,
            (e.time at time zone coalesce(s.report_time_zone, a.report_time_zone))::date as day
     from cardinal.report_unfolded_events_full() as e
     join cardinal.apps as a on a.app_id = e.app_id
     left join cardinal.campaign_settings as s on s.app_id = e.app_id and s.campaign_id = e.campaign_id
+    left join cardinal.repeated_order_conversions as r
+      on e.type = 'conversion' and r.app_id = e.app_id and r.time = e.time and r.id = e.id
     where not e.test
       and (e.type = 'conversion'
            or (e.campaign_id is not null

@@ -39,10 +39,11 @@ comment on function cardinal.anomalies(text, date, date, boolean, text, text) is
     'report time zone; a canvas''s is the app''s), read from the report state (report_*_facts): '
     'dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, '
     'control_impressions_missing, control_interaction, users_in_several_arms (exposure_anomalies), '
-    'repeated_impressions, repeated_dismissals, push_opens_missing, logging_stopped and '
-    'control_impressions_missing for a campaign with no control exposure at all (logging_anomalies); one '
-    'row per kind × app × campaign or canvas step (canvas_id, canvas_step_id) × channel × platform × '
-    'sdk_version × app_version with severity (info, warning, critical), numeric evidence and a likely cause. '
+    'repeated_impressions, repeated_dismissals, push_opens_missing, logging_stopped, repeated_conversions '
+    '(by app, without campaign or channel) and control_impressions_missing for a campaign with no control '
+    'exposure at all (logging_anomalies); one row per kind × app × campaign or canvas step (canvas_id, '
+    'canvas_step_id) × channel × platform × sdk_version × app_version with severity (info, warning, '
+    'critical), numeric evidence and a likely cause. '
     'Arms and control groups are a campaign''s or a whole canvas''s. app NULL = every app; campaign NULL = '
     'every campaign; canvas NULL = every canvas (campaign and canvas together select nothing). '
     'sample_ratio_mismatch (it needs the chi-square test) and variant_worse_than_control (the control '
@@ -879,6 +880,41 @@ as $function$
                         and o.channel = f.channel
                         and o.platform is distinct from f.platform and o.day = f.day and o.kept)
         group by f.app_name, f.campaign_id, f.canvas_id, f.canvas_step_id, f.channel, f.platform
+    ),
+    -- The conversions with an order on the report days, each its order's first or a repeat, as ingest
+    -- recorded them (conversion_orders, repeated_order_conversions): the same rows for both sources. By app,
+    -- so only when neither a campaign nor a canvas is asked for.
+    ordered_conversions as (
+        select t.app_name, o.platform, o.sdk_version, o.app_version, o.conversion_name, o.order_id, o.user_key,
+               o.repeat
+        from target as t
+        cross join lateral (
+            select c.platform, c.sdk_version, c.app_version, c.conversion_name, c.order_id, c.user_key, c.test,
+                   c.time, false as repeat
+            from cardinal.conversion_orders as c
+            where c.app_id = t.app_id
+            union all
+            select r.platform, r.sdk_version, r.app_version, r.conversion_name, r.order_id, r.user_key, r.test,
+                   r.time, true
+            from cardinal.repeated_order_conversions as r
+            where r.app_id = t.app_id
+        ) as o
+        where logging_anomalies_from_source.campaign is null and logging_anomalies_from_source.canvas is null
+          and (logging_anomalies_from_source.include_test or not o.test)
+          -- A day's bounds in the app's zone: an index range on time, then the exact day.
+          and o.time >= (logging_anomalies_from_source.from_date - 1)::timestamp at time zone 'UTC'
+          and o.time < (logging_anomalies_from_source.to_date + 2)::timestamp at time zone 'UTC'
+          and (o.time at time zone t.report_time_zone)::date <@ t.days
+    ),
+    repeated_conversions as (
+        select o.app_name, o.platform, o.sdk_version, o.app_version,
+               count(*) as conversions,
+               count(*) filter (where o.repeat) as repeats,
+               count(distinct (o.conversion_name, o.order_id)) filter (where o.repeat) as orders,
+               count(distinct o.user_key) filter (where o.repeat) as users,
+               array_agg(distinct o.conversion_name) filter (where o.repeat) as conversion_names
+        from ordered_conversions as o
+        group by o.app_name, o.platform, o.sdk_version, o.app_version
     )
 
     select 'repeated_impressions',
@@ -950,15 +986,33 @@ as $function$
                               'days', days),
            'The SDK stopped logging on this platform while others went on: the SDK is not initialised, or a '
            'release dropped the logging calls.'
-    from logging_stopped;
+    from logging_stopped
+
+    union all
+    select 'repeated_conversions',
+           case when repeats::double precision / conversions >= 0.01 then 'warning' else 'info' end,
+           app_name, null, null, null, null, platform, sdk_version, app_version,
+           jsonb_build_object('conversions', conversions,
+                              'repeated_conversions', repeats,
+                              'share', repeats::double precision / conversions,
+                              'repeated_orders', orders,
+                              'users', users),
+           format('The same order of %s is logged more than once (a purchase logged again by a push or '
+                  'deep-link callback, or retried under a new event id). Revenue counts each order once, the '
+                  'first stored; conversion counts do not know orders, so fix the second call.',
+                  array_to_string(conversion_names, ', '))
+    from repeated_conversions
+    where repeats > 0;
 $function$;
 alter function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) owner to cardinal_owner;
 grant execute on function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) to cardinal_reader;
 comment on function cardinal.logging_anomalies_from_source(text, date, date, boolean, text, text, boolean) is
     'The logging half of anomalies (repeated_impressions per session and user-day, repeated_dismissals, '
     'control_impressions_missing for a campaign with no control exposure at all, push_opens_missing, '
-    'logging_stopped; definitions in SQL/docs/reports.md), by campaign or canvas step, from the report state '
-    '(from_state) or from the raw events (not from_state, for anomalies_reference). Same arguments and rows '
+    'logging_stopped, repeated_conversions; definitions in SQL/docs/reports.md), by campaign or canvas step '
+    '(repeated_conversions by app), from the report state (from_state) or from the raw events (not '
+    'from_state, for anomalies_reference; repeated_conversions reads the same ingest tables for both). Same '
+    'arguments and rows '
     'as anomalies, from_state last. Without test events, repeated_impressions sums report_session_units and '
     'report_session_day_users and judges the users of report_session_apart_users and the pending impressions'' '
     'users from their rows, and daily reads report_step_daily_counts; control_impressions_missing '
@@ -2172,7 +2226,7 @@ alter function cardinal.logging_anomalies(text, date, date, boolean, text, text)
 grant execute on function cardinal.logging_anomalies(text, date, date, boolean, text, text) to cardinal_reader;
 comment on function cardinal.logging_anomalies(text, date, date, boolean, text, text) is
     'The half of cardinal.anomalies about what is logged: repeated_impressions, repeated_dismissals, '
-    'push_opens_missing, logging_stopped and control_impressions_missing for a campaign with no control exposure '
-    'at all (logging_anomalies_from_source from the report state). The same arguments and columns as '
-    'cardinal.anomalies, and its rows of these kinds, unordered; it can run on a connection of its own beside '
-    'exposure_anomalies, on the same snapshot.';
+    'push_opens_missing, logging_stopped, repeated_conversions and control_impressions_missing for a campaign '
+    'with no control exposure at all (logging_anomalies_from_source from the report state). The same '
+    'arguments and columns as cardinal.anomalies, and its rows of these kinds, unordered; it can run on a '
+    'connection of its own beside exposure_anomalies, on the same snapshot.';

@@ -395,14 +395,17 @@ as $function$
         from receipts
         group by app_id, app_name, campaign_id, variant_id, user_key, time_zone
     ),
-    -- Each converter's conversions in its window, by currency (a conversion without a value adds none).
+    -- Each converter's conversions in its window, by currency (a conversion without a value adds none, nor
+    -- does a repeat of a stored order).
     outcomes as (
         select r.app_id, r.campaign_id, r.variant_id, g.ordinal, r.user_key, v.currency, v.amount
         from recipients as r
         join cardinal.campaign_conversion_goals as g on g.app_id = r.app_id and g.campaign_id = r.campaign_id
         cross join lateral (
-            select coalesce(e.currency, 'XXX') as currency, sum(e.value) as amount
+            select coalesce(e.currency, 'XXX') as currency, sum(e.value) filter (where o.id is null) as amount
             from cardinal.identified_events_of_user(r.app_id, r.user_key) as e
+            left join cardinal.repeated_order_conversions as o
+              on o.app_id = e.app_id and o.time = e.time and o.id = e.id
             where e.type = 'conversion'
               and e.conversion_name = g.conversion_event
               -- The window on the campaign's clock (report_window_end), whatever the session's TimeZone.

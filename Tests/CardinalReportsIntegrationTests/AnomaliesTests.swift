@@ -512,6 +512,7 @@ extension AnomaliesTests {
         ]
         let loggingKinds: Set<AnomalyKind> = [
             .repeatedImpressions, .repeatedDismissals, .pushOpensMissing, .loggingStopped, .controlImpressionsMissing,
+            .repeatedConversions,
         ]
         for includeTest in [false, true] {
             let scope = scenario.scope(10, 10, includeTest: includeTest)

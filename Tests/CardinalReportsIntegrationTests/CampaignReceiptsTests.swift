@@ -9,23 +9,6 @@ import TestSupport
 /// report_campaign_receipts: the per-recipient rows campaign_conversions reads, kept by the fold and by the
 /// triggers on the conversion goals.
 @Suite struct CampaignReceiptsTests {
-    /// Rows of campaign_conversions and of its reference over raw events that the other lacks, both ways.
-    private static func differencesFromReference(_ scenario: ReportScenario, _ from: Int, _ to: Int) throws -> Int64 {
-        try scenario.connection.query(
-            """
-            select count(*) from (
-                (select * from cardinal.campaign_conversions('shop', $1, $2)
-                 except all
-                 select * from cardinal.campaign_conversions_reference('shop', $1, $2))
-                union all
-                (select * from cardinal.campaign_conversions_reference('shop', $1, $2)
-                 except all
-                 select * from cardinal.campaign_conversions('shop', $1, $2))) as differing
-            """,
-            [scenario.day(from), scenario.day(to)]
-        ).first?.decode(Int64.self, at: 0) ?? -1
-    }
-
     @Test("Conversion goals set or changed after the events were folded count as the reference counts them")
     func goalsChangedAfterFolding() throws {
         let scenario = try ReportScenario()
@@ -51,7 +34,7 @@ import TestSupport
         #expect(both.map(\.uniqueRecipients) == [3, 3])
         #expect(both.map(\.converters) == [1, 1])
         #expect(both[0].revenue.compactMap { Decimal(string: $0.amount) } == [10])
-        #expect(try Self.differencesFromReference(scenario, 10, 30) == 0)
+        #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0)
 
         try scenario.settings("c1", CampaignSettingsUpdate(conversionEvent: .set("signup"),
                                                            furtherConversionEvents: .set([])))
@@ -60,7 +43,7 @@ import TestSupport
         #expect(signup.map(\.conversionEvent) == ["signup"])
         #expect(signup.map(\.converters) == [1])
         #expect(signup[0].revenue.isEmpty)
-        #expect(try Self.differencesFromReference(scenario, 10, 30) == 0)
+        #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0)
     }
 
     @Test("A late receipt earlier than the first one moves the first receipt back and makes an older conversion count")
@@ -89,7 +72,7 @@ import TestSupport
             #expect(rows.map(\.uniqueRecipients) == [2])
             #expect(rows.map(\.converters) == [1])
             #expect(rows[0].revenue.compactMap { Decimal(string: $0.amount) } == [5])
-            #expect(try Self.differencesFromReference(scenario, 10, 30) == 0)
+            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0)
             _ = try store.fold()
         }
         let row = try scenario.connection.query(
@@ -140,7 +123,7 @@ import TestSupport
         // b: u1 and u2 shown it (u4's send is no receipt), u1 converts with 7 USD. f: u1 and u3, u1 converts.
         try scenario.beforeAndAfterFold { folded throws in
             #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
-            #expect(try Self.differencesFromReference(scenario, 10, 30) == 0, "folded: \(folded)")
+            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0, "folded: \(folded)")
         }
     }
 
@@ -166,7 +149,7 @@ import TestSupport
         try TestDatabase.migrator(for: scenario.connection).migrate()
         try scenario.beforeAndAfterFold { folded throws in
             #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
-            #expect(try Self.differencesFromReference(scenario, 10, 30) == 0, "folded: \(folded)")
+            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0, "folded: \(folded)")
         }
     }
 }

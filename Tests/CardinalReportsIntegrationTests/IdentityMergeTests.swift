@@ -20,21 +20,6 @@ import Testing
         return try #require(rows.first)
     }
 
-    /// Rows in which a report function and its reference over raw events disagree, both ways.
-    private func differencesFromReference(_ scenario: ReportScenario, from: Int, to: Int) throws -> Int64 {
-        try scenario.connection.query(
-            """
-            select (select count(*) from (select * from cardinal.unique_impressions($1, $2, $3)
-                                          except all
-                                          select * from cardinal.unique_impressions_reference($1, $2, $3)) as a)
-                 + (select count(*) from (select * from cardinal.unique_impressions_reference($1, $2, $3)
-                                          except all
-                                          select * from cardinal.unique_impressions($1, $2, $3)) as b)
-            """,
-            [ReportScenario.appName, scenario.day(from), scenario.day(to)]
-        ).first?.decode(Int64.self, at: 0) ?? -1
-    }
-
     /// The users whose facts hold a click, from the report state and the unfolded events.
     private func clickingUsers(_ scenario: ReportScenario) throws -> [String] {
         try scenario.connection.query(
@@ -90,7 +75,7 @@ import Testing
         #expect(row.uniqueImpressions == 1)
         // Day 5 {u1}, day 10 {u1}: 2 pairs (3 without the merge: day 10 {device:d1, u1}).
         #expect(row.uniqueDailyImpressions == 2)
-        #expect(try differencesFromReference(scenario, from: 5, to: 10) == 0)
+        #expect(try scenario.differencesFromReference("unique_impressions", from: 5, to: 10) == 0)
     }
 
     @Test("A user who existed before logging in keeps the device's anonymous events apart, as Braze does")
@@ -113,7 +98,7 @@ import Testing
         // u1 (day 5 and day 10) and device:d1 (day 10): 2 users, 3 pairs.
         #expect(row.uniqueImpressions == 2)
         #expect(row.uniqueDailyImpressions == 3)
-        #expect(try differencesFromReference(scenario, from: 5, to: 10) == 0)
+        #expect(try scenario.differencesFromReference("unique_impressions", from: 5, to: 10) == 0)
     }
 
     @Test("A conversion after login credits the exposure the device had before it in the control report")
@@ -161,7 +146,7 @@ import Testing
         #expect(row.uniqueImpressions == 2)
         #expect(row.uniqueClicks == 1)
         #expect(try clickingUsers(scenario) == ["u1"])
-        #expect(try differencesFromReference(scenario, from: 10, to: 10) == 0)
+        #expect(try scenario.differencesFromReference("unique_impressions", from: 10, to: 10) == 0)
     }
 
     @Test("A late login timed before the device's link moves the anonymous history to that earlier user")
@@ -184,7 +169,7 @@ import Testing
         let row = try uniques(scenario, 10, 10)
         #expect(row.uniqueImpressions == 2)
         #expect(row.uniqueClicks == 1)
-        #expect(try differencesFromReference(scenario, from: 10, to: 10) == 0)
+        #expect(try scenario.differencesFromReference("unique_impressions", from: 10, to: 10) == 0)
     }
 
     @Test("Erasing the first user of a tablet hands its anonymous history to the next user who logged in on it")
@@ -207,6 +192,6 @@ import Testing
         try fold(scenario)
         #expect(try clickingUsers(scenario) == ["u2"])
         #expect(try uniques(scenario, 10, 10).uniqueImpressions == 1)
-        #expect(try differencesFromReference(scenario, from: 10, to: 10) == 0)
+        #expect(try scenario.differencesFromReference("unique_impressions", from: 10, to: 10) == 0)
     }
 }

@@ -202,14 +202,20 @@ struct RandomWorkload {
         if type == .conversion {
             // The value and currency follow from the time, so that the generator's sequence (and with it every
             // workload) stays what it was before conversions had values: a third without a value, the rest in
-            // two currencies or none.
+            // two currencies or none. Half of those with a value name one of three orders of their user key
+            // (some of a product), so that workloads repeat orders, on one device or several.
             let seconds = Int(time.timeIntervalSince1970)
             let value = seconds % 3 == 0 ? nil : Decimal(seconds % 97) / 4
-            return Event(
+            var conversion = Event(
                 id: UUID(), type: .conversion, time: time, userID: user, deviceID: device, test: test,
                 conversionName: generator.pick(conversions), value: value,
                 currency: value == nil ? nil : [nil, "USD", "EUR"][seconds % 7 % 3]
             )
+            if value != nil && seconds % 2 == 0 {
+                conversion.orderID = "\(user ?? device ?? "")-o\(seconds % 3)"
+                conversion.productID = seconds % 5 == 0 ? "p1" : nil
+            }
+            return conversion
         }
         // Two canvases with the same step ids, so that a step is told apart by its canvas too; the canvas
         // follows from the time, as a conversion's value does, so that the generator's sequence stays as it was.

@@ -93,6 +93,22 @@ final class ReportScenario {
         )
     }
 
+    /// Rows in which report `function` (of app, from and to days) and its reference over raw events
+    /// (`function`\_reference) disagree, both ways.
+    func differencesFromReference(_ function: String, from: Int, to: Int) throws -> Int64 {
+        try connection.query(
+            """
+            select (select count(*) from (select * from cardinal.\(function)($1, $2, $3)
+                                          except all
+                                          select * from cardinal.\(function)_reference($1, $2, $3)) as a)
+                 + (select count(*) from (select * from cardinal.\(function)_reference($1, $2, $3)
+                                          except all
+                                          select * from cardinal.\(function)($1, $2, $3)) as b)
+            """,
+            [Self.appName, day(from), day(to)]
+        ).first?.decode(Int64.self, at: 0) ?? -1
+    }
+
     /// Sets a campaign's settings.
     func settings(_ campaign: String, _ update: CampaignSettingsUpdate) throws {
         try CampaignSettingsStore(connection: connection).set(app: Self.appName, campaignID: campaign, update)

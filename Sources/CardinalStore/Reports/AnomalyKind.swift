@@ -21,6 +21,9 @@ public enum AnomalyKind: String, Sendable, CaseIterable {
     /// A campaign × channel × platform whose daily events fell by more than 90 % while another platform
     /// went on.
     case loggingStopped = "logging_stopped"
+    /// Conversions that repeat an order stored before (the same app, conversion name, order and product),
+    /// by app and SDK, not campaign.
+    case repeatedConversions = "repeated_conversions"
     /// Users exposed to more than one arm of a campaign.
     case usersInSeveralArms = "users_in_several_arms"
     /// Arm sizes that do not fit the expected split (from the control report).

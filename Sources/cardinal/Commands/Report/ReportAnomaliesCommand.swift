@@ -10,10 +10,11 @@ struct ReportAnomaliesCommand: ConversionReportCommand {
     static let discussion: String? = """
         Kinds: dismissals_exceed_impressions, dismissal_without_impression, click_without_impression, \
         control_impressions_missing, control_interaction, repeated_impressions, repeated_dismissals, \
-        users_in_several_arms, push_opens_missing, logging_stopped, sample_ratio_mismatch and \
-        variant_worse_than_control (from the control report, hence --as-of, --conversion and --window; the \
-        second under each campaign's significance rule). A canvas step's findings name the canvas and the \
-        step; a canvas's arms and control group, and its sample ratio, are the whole canvas's.
+        users_in_several_arms, push_opens_missing, logging_stopped, repeated_conversions (by app and SDK, \
+        without --campaign or --canvas), sample_ratio_mismatch and variant_worse_than_control (from the \
+        control report, hence --as-of, --conversion and --window; the second under each campaign's \
+        significance rule). A canvas step's findings name the canvas and the step; a canvas's arms and \
+        control group, and its sample ratio, are the whole canvas's.
         """
 
     let databaseURL = CommonOptions.databaseURL
