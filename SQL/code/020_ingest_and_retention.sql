@@ -149,8 +149,9 @@ create or replace function cardinal.drop_expired_event_partitions(retention inte
 as $function$
 declare
     expired       record;
-    expired_apps  bigint[];
-    affected_apps bigint[] := '{}';
+    expired_apps   bigint[];
+    affected_apps  bigint[] := '{}';
+    dropped_before timestamptz;
 begin
     for expired in select * from cardinal.expired_event_partitions(retention) loop
         -- The apps whose events this partition holds: their report state is rebuilt from what is left.
@@ -164,13 +165,12 @@ begin
                 exit;
         end;
         affected_apps := affected_apps || expired_apps;
-        -- The order records of the dropped events go with them; a later repeat of such an order counts.
-        delete from cardinal.conversion_orders as o
-        where o.time >= expired.from_time and o.time < expired.to_time;
-        delete from cardinal.repeated_order_conversions as r
-        where r.time >= expired.from_time and r.time < expired.to_time;
+        dropped_before := greatest(dropped_before, expired.to_time);
         return next expired.relation;
     end loop;
+    -- The order records of the dropped events go with them, before the rebuild, which then counts the heirs.
+    perform cardinal.forget_deleted_conversion_orders(affected.app_id, null, dropped_before)
+    from (select distinct unnest(affected_apps) as app_id order by 1) as affected;
     perform cardinal.requeue_report_state(app_id)
     from (select distinct unnest(affected_apps) as app_id order by 1) as affected;
 end
@@ -179,8 +179,8 @@ alter function cardinal.drop_expired_event_partitions(interval) owner to cardina
 revoke all on function cardinal.drop_expired_event_partitions(interval) from public;
 comment on function cardinal.drop_expired_event_partitions(interval) is
     'Drops every partition of cardinal.events whose whole range ends at or before now() - retention and '
-    'returns their names (schema-qualified), oldest first, with their events'' rows of conversion_orders and '
-    'repeated_order_conversions; then rebuilds the report state of the apps that had events in them '
+    'returns their names (schema-qualified), oldest first; then forgets their events'' order records '
+    '(forget_deleted_conversion_orders) and rebuilds the report state of the apps that had events in them '
     '(requeue_report_state). retention NULL (the default) means '
     'settings.retention_days. Waits at most 2 s for the lock on cardinal.events per partition; on a '
     'timeout it warns and stops with what it dropped so far. For members of cardinal_owner.';
@@ -300,8 +300,10 @@ comment on trigger events_record_storing_xid on cardinal.events is
 -- (repeated_order_conversions), in the storing transaction. A row trigger whose WHEN leaves out every event
 -- without an order, so that other events pay only that test; an AFTER trigger, so that an event skipped as a
 -- duplicate of a stored one (ON CONFLICT DO NOTHING) records nothing. Two batches storing the same order at
--- once: the second waits on the first's conversion_orders key, and is the repeat if the first commits. The
--- owner's rights, so that the ingest role needs none on the tables.
+-- once: the second waits on the first's conversion_orders key, and is the repeat if the first commits. Two
+-- batches that share two orders logged in opposite time orders can deadlock on those keys (events go in by
+-- time): one is chosen as the victim, and the daemon's batch sink retries it. The owner's rights, so that the
+-- ingest role needs none on the tables.
 create or replace function cardinal.record_conversion_order()
     returns trigger
     language plpgsql
@@ -313,7 +315,7 @@ begin
                                             platform, sdk_version, app_version, test)
     values (new.app_id, new.conversion_name, new.order_id, coalesce(new.product_id, ''), new.time, new.id,
             new.user_key, new.platform, new.sdk_version, new.app_version, new.test)
-    on conflict (app_id, conversion_name, order_id, product_id) do nothing;
+    on conflict (app_id, conversion_name, order_id, product_id, test) do nothing;
     if not found then
         insert into cardinal.repeated_order_conversions (app_id, time, id, conversion_name, order_id, product_id,
                                                          user_key, platform, sdk_version, app_version, test)
@@ -327,7 +329,7 @@ alter function cardinal.record_conversion_order() owner to cardinal_owner;
 revoke all on function cardinal.record_conversion_order() from public;
 comment on function cardinal.record_conversion_order() is
     'Row trigger of cardinal.events for conversions with an order_id: the first stored conversion of an order '
-    '(app, conversion name, order_id, product_id) goes into conversion_orders, a later one into '
+    '(app, conversion name, order_id, product_id, test) goes into conversion_orders, a later one into '
     'repeated_order_conversions.';
 
 
@@ -339,6 +341,72 @@ create or replace trigger events_record_conversion_order
 comment on trigger events_record_conversion_order on cardinal.events is
     'Records each stored conversion with an order as its order''s first or as a repeat, so that revenue '
     'counts an order once.';
+
+
+-- The order records of events deleted since (erasure, retention): a record whose event is gone goes, and an
+-- order whose first stored conversion went passes to its earliest remaining repeat, as if the deleted one had
+-- never been stored. "Earliest" is by storing transaction, then time and id: the order in which a batch
+-- stores, and for batches that do not overlap the order in which they were stored.
+create or replace function cardinal.forget_deleted_conversion_orders(
+    app_id     bigint,
+    user_keys  text[]      default null,
+    older_than timestamptz default null
+)
+    returns setof text
+    language plpgsql
+    set search_path = pg_catalog, pg_temp
+as $function$
+declare
+    target_app constant bigint := forget_deleted_conversion_orders.app_id;
+    orphans    record;
+begin
+    delete from cardinal.repeated_order_conversions as r
+    where r.app_id = target_app
+      and (user_keys is null or r.user_key = any(user_keys))
+      and (older_than is null or r.time < older_than)
+      and not exists (select from cardinal.events as e
+                      where e.app_id = r.app_id and e.time = r.time and e.id = r.id);
+    for orphans in
+        delete from cardinal.conversion_orders as o
+        where o.app_id = target_app
+          and (user_keys is null or o.user_key = any(user_keys))
+          and (older_than is null or o.time < older_than)
+          and not exists (select from cardinal.events as e
+                          where e.app_id = o.app_id and e.time = o.time and e.id = o.id)
+        returning o.conversion_name, o.order_id, o.product_id, o.test
+    loop
+        return query
+        with heir as (
+            delete from cardinal.repeated_order_conversions as r
+            where (r.app_id, r.time, r.id) = (
+                select c.app_id, c.time, c.id
+                from cardinal.repeated_order_conversions as c
+                join cardinal.events as e on e.app_id = c.app_id and e.time = c.time and e.id = c.id
+                where c.app_id = target_app and c.conversion_name = orphans.conversion_name
+                  and c.order_id = orphans.order_id and c.product_id = orphans.product_id
+                  and c.test = orphans.test
+                order by e.stored_xid nulls first, c.time, c.id
+                limit 1
+            )
+            returning r.*
+        )
+        insert into cardinal.conversion_orders
+            (app_id, conversion_name, order_id, product_id, test, time, id, user_key, platform, sdk_version,
+             app_version)
+        select h.app_id, h.conversion_name, h.order_id, h.product_id, h.test, h.time, h.id, h.user_key, h.platform,
+               h.sdk_version, h.app_version
+        from heir as h
+        returning user_key;
+    end loop;
+end
+$function$;
+alter function cardinal.forget_deleted_conversion_orders(bigint, text[], timestamptz) owner to cardinal_owner;
+revoke all on function cardinal.forget_deleted_conversion_orders(bigint, text[], timestamptz) from public;
+comment on function cardinal.forget_deleted_conversion_orders(bigint, text[], timestamptz) is
+    'Deletes the conversion_orders and repeated_order_conversions rows of one app whose event is gone (of the '
+    'given user keys, older than the given time; NULL: any), and makes the earliest stored remaining repeat of each '
+    'order whose first went its first. Returns the user keys (events.user_key) of those heirs, whose value now '
+    'counts: their report state must be rebuilt. For erasure and retention.';
 
 
 -- Forgets the transactions a fold's watermark has passed.

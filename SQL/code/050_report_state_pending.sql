@@ -457,7 +457,7 @@ comment on column cardinal.report_unfolded_row_events.day is
 
 -- The values come with the pending events, so no probe of cardinal.events is needed. A session start (a
 -- conversion here) never has a value (a CHECK of events). A repeat of a stored order has none that counts
--- (repeated_order_conversions, a small table: a hashed anti join).
+-- (repeated_order_conversions, looked up by its primary key, the event's).
 create or replace function cardinal.report_unfolded_conversion_values()
     returns table (
         app_id          bigint,

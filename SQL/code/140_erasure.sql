@@ -172,9 +172,9 @@ declare
     touched      bigint[];
     more_touched bigint[];
     watermark    bigint;
-    -- The repeats that become their order's first stored conversion (their events' times and ids).
-    heir_times   timestamptz[];
-    heir_ids     uuid[];
+    -- The report identities of the repeats that became their order's first stored conversion.
+    heirs        text[];
+    heir_counts  record;
 begin
     if kind is null or kind not in ('user', 'device') then
         raise exception 'erase_identity: kind must be user or device, not %', coalesce(kind, 'NULL')
@@ -209,26 +209,6 @@ begin
                 where e.app_id = target_app and e.device_id = identity and e.user_id is not null
             );
         end if;
-
-        -- An order whose first stored conversion is erased passes to its earliest remaining repeat (by storing
-        -- transaction, then time and id: the order a batch stores in), as if the erased one had never been
-        -- stored. The heir's value then counts, so its user's state is rebuilt with the affected users'.
-        select array_agg(h.time), array_agg(h.id), affected || coalesce(array_agg(distinct h.user_key), '{}')
-        into heir_times, heir_ids, affected
-        from (
-            select distinct on (r.conversion_name, r.order_id, r.product_id) r.time, r.id, r.user_key
-            from cardinal.conversion_orders as o
-            join cardinal.events as first on first.app_id = o.app_id and first.time = o.time and first.id = o.id
-            join cardinal.repeated_order_conversions as r
-              on r.app_id = o.app_id and r.conversion_name = o.conversion_name and r.order_id = o.order_id
-             and r.product_id = o.product_id
-            join cardinal.events as repeat on repeat.app_id = r.app_id and repeat.time = r.time and repeat.id = r.id
-            where o.app_id = target_app and o.user_key = any(affected)
-              and case kind when 'user' then first.user_id = identity else first.device_id = identity end
-              and not case kind when 'user' then repeat.user_id is not distinct from identity
-                                else repeat.device_id is not distinct from identity end
-            order by r.conversion_name, r.order_id, r.product_id, repeat.stored_xid nulls first, r.time, r.id
-        ) as h;
 
         -- What the affected users' folded events added to the day counts, taken out again.
         select d.touched_groups, d.day_counts into touched, audit.report_daily_counts from cardinal.subtract_folded_daily_counts(target_app, affected, watermark) as d;
@@ -272,27 +252,17 @@ begin
         end if;
         get diagnostics audit.events = row_count;
 
-        -- The order records of the erased events go with them, and the heirs become their orders' firsts.
-        delete from cardinal.conversion_orders as o
-        where o.app_id = target_app and o.user_key = any(affected)
-          and not exists (select from cardinal.events as e
-                          where e.app_id = o.app_id and e.time = o.time and e.id = o.id);
-        delete from cardinal.repeated_order_conversions as r
-        where r.app_id = target_app and r.user_key = any(affected)
-          and not exists (select from cardinal.events as e
-                          where e.app_id = r.app_id and e.time = r.time and e.id = r.id);
-        with heirs as (
-            delete from cardinal.repeated_order_conversions as r
-            where r.app_id = target_app
-              and (r.time, r.id) in (select t, i from unnest(heir_times, heir_ids) as h(t, i))
-            returning r.*
-        )
-        insert into cardinal.conversion_orders
-            (app_id, conversion_name, order_id, product_id, time, id, user_key, platform, sdk_version, app_version,
-             test)
-        select h.app_id, h.conversion_name, h.order_id, h.product_id, h.time, h.id, h.user_key, h.platform,
-               h.sdk_version, h.app_version, h.test
-        from heirs as h;
+        -- The order records of the erased events go with them; an order whose first was erased passes to
+        -- its next stored repeat, whose value then counts: the heirs' state is rebuilt after the affected
+        -- users' below, under the key it is kept by (a device merged into a user is the user's).
+        heirs := array(
+            select distinct coalesce(l.user_id, h.key)
+            from cardinal.forget_deleted_conversion_orders(target_app, affected) as h(key)
+            left join cardinal.identity_links as l
+              on l.app_id = target_app and h.key = 'device:' || l.device_id and l.merged
+            except
+            select unnest(affected)
+        );
 
         delete from cardinal.rejected_events as r
         where r.app_id = target_app and cardinal.raw_event_names_identity(r.raw, kind, identity);
@@ -330,6 +300,11 @@ begin
                     and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid))
         into audit.report_fold_queue, audit.requeued_events;
 
+        if heirs <> '{}' then
+            select * into heir_counts from cardinal.requeue_identity_state(target_app, heirs);
+            audit.requeued_events := audit.requeued_events + heir_counts.requeued_events;
+        end if;
+
         delete from cardinal.report_groups as g
         where g.group_id = any(touched)
           and not exists (select from cardinal.report_user_state as u where u.group_id = g.group_id)
@@ -360,9 +335,9 @@ $function$;
 alter function cardinal.erase_identity_events(bigint, text, text, boolean) owner to cardinal_owner;
 revoke all on function cardinal.erase_identity_events(bigint, text, text, boolean) from public;
 comment on function cardinal.erase_identity_events(bigint, text, text, boolean) is
-    'The events part of erase_identity: deletes the identity''s events (with their conversion_orders and '
-    'repeated_order_conversions rows; an order whose first stored conversion goes passes to its earliest '
-    'remaining repeat, whose user''s state is rebuilt too), the rejected events naming it and its report state '
+    'The events part of erase_identity: deletes the identity''s events (with their order records: an order '
+    'whose first stored conversion goes passes to its next stored repeat, whose user''s state is rebuilt too, '
+    'forget_deleted_conversion_orders), the rejected events naming it and its report state '
     'rows, queues the affected users'' remaining events again and writes the audit row (erasures); dry_run '
     'returns the counts and changes nothing. erase_identity runs it after taking the identity''s links out of '
     'the report state; alone it would leave those links in place.';

@@ -10,7 +10,12 @@
 -- "First" is first stored, not earliest by event time: a repeat that arrives after its order was folded then
 -- never takes a folded value out of the report state, and a report of the state still equals its reference,
 -- which reads the same tables. The rows are written by a row trigger of events (a code file), in the storing
--- transaction, so a report sees an event and its repeat row together or neither.
+-- transaction, so a report sees an event and its repeat row together or neither. Test events are orders of
+-- their own (test is part of the key), so that a test purchase never hides a real one's revenue.
+--
+-- The trigger comes with the code files, which `cardinal migrate` applies right after this migration: a
+-- conversion with an order stored in between (while the code files are applied, seconds) is in neither table,
+-- so its order's next conversion would count too. Stop ingest for this upgrade, or accept that.
 
 create table cardinal.conversion_orders (
     app_id          bigint      not null,
@@ -24,14 +29,17 @@ create table cardinal.conversion_orders (
     sdk_version     text,
     app_version     text,
     test            boolean     not null,
-    primary key (app_id, conversion_name, order_id, product_id)
+    primary key (app_id, conversion_name, order_id, product_id, test)
 );
 alter table cardinal.conversion_orders owner to cardinal_owner;
 grant select on cardinal.conversion_orders to cardinal_reader;
 create index conversion_orders_user_key_idx on cardinal.conversion_orders (app_id, user_key);
+comment on index cardinal.conversion_orders_user_key_idx is 'Erasure: the orders an identity''s events began.';
 create index conversion_orders_time_idx on cardinal.conversion_orders (app_id, time);
+comment on index cardinal.conversion_orders_time_idx is
+    'The repeated_conversions finding (its report days) and retention (a dropped partition''s range).';
 comment on table cardinal.conversion_orders is
-    'The first stored conversion of each order: per app, conversion name, order_id and product_id, the event '
+    'The first stored conversion of each order: per app, conversion name, order_id, product_id and test, the event '
     'whose value revenue counts. Written by ingest (events_record_conversion_order); rows go with their event '
     '(erasure, retention).';
 comment on column cardinal.conversion_orders.app_id is 'The app (apps.app_id).';
@@ -64,6 +72,11 @@ create table cardinal.repeated_order_conversions (
 alter table cardinal.repeated_order_conversions owner to cardinal_owner;
 grant select on cardinal.repeated_order_conversions to cardinal_reader;
 create index repeated_order_conversions_user_key_idx on cardinal.repeated_order_conversions (app_id, user_key);
+comment on index cardinal.repeated_order_conversions_user_key_idx is 'Erasure: an identity''s repeats.';
+create index repeated_order_conversions_order_idx
+    on cardinal.repeated_order_conversions (app_id, conversion_name, order_id, product_id, test);
+comment on index cardinal.repeated_order_conversions_order_idx is
+    'The repeats of one order, whose next takes its place when its first is erased or expires.';
 comment on table cardinal.repeated_order_conversions is
     'Stored conversions that repeat an order stored before (conversion_orders): revenue leaves their value out, '
     'and the anomalies report counts them as repeated_conversions. The key is the event''s (events: app_id, '
@@ -84,12 +97,12 @@ comment on column cardinal.repeated_order_conversions.test is 'Whether it is a t
 -- The conversions with an order stored before this migration, first by arrival (their storing transaction,
 -- then time and id, the order a batch inserts in).
 insert into cardinal.conversion_orders
-select distinct on (app_id, conversion_name, order_id, coalesce(product_id, ''))
+select distinct on (app_id, conversion_name, order_id, coalesce(product_id, ''), test)
        app_id, conversion_name, order_id, coalesce(product_id, ''), time, id, user_key, platform, sdk_version,
        app_version, test
 from cardinal.events
 where order_id is not null
-order by app_id, conversion_name, order_id, coalesce(product_id, ''), stored_xid, time, id;
+order by app_id, conversion_name, order_id, coalesce(product_id, ''), test, stored_xid, time, id;
 
 insert into cardinal.repeated_order_conversions
 select e.app_id, e.time, e.id, e.conversion_name, e.order_id, coalesce(e.product_id, ''), e.user_key, e.platform,
@@ -97,7 +110,7 @@ select e.app_id, e.time, e.id, e.conversion_name, e.order_id, coalesce(e.product
 from cardinal.events as e
 join cardinal.conversion_orders as o
   on o.app_id = e.app_id and o.conversion_name = e.conversion_name and o.order_id = e.order_id
- and o.product_id = coalesce(e.product_id, '')
+ and o.product_id = coalesce(e.product_id, '') and o.test = e.test
 where e.order_id is not null
   and (e.time, e.id) <> (o.time, o.id);
 

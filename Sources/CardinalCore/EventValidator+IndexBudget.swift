@@ -13,6 +13,7 @@
 /// - the user key and `session_id` (`report_session_state`), and the user key with each of `message_id`,
 ///   `placement_id` and `button_id` (`report_dismissal_state`, `report_part_state`);
 /// - the user key and the conversion `name` (`events_conversion_idx`, `report_conversion_state`);
+/// - the conversion `name`, `order_id` and `product_id` (`conversion_orders`, the first of each order);
 /// - the message source, `variant_id`, `channel`, `platform`, `sdk_version` and `app_version`: the report
 ///   groups, findings and step counts (`report_groups_key` holds them all);
 /// - the same source, `variant_id` and `channel` as `report_rows.row_key` spells them, each quoted
@@ -56,6 +57,7 @@ struct IndexEntryText: Equatable {
         let texts: [String?] = [
             event.sessionID, event.variantID, event.messageID, event.placementID, event.buttonID,
             event.sdkVersion, event.appVersion, event.conversionName, event.channel?.rawValue, event.platform?.rawValue,
+            event.orderID, event.productID,
         ]
         let sourceBytes = switch event.source {
         case nil: 0
@@ -90,6 +92,9 @@ struct IndexEntryText: Equatable {
         }
         if let name = field("name", event.conversionName) {
             add([user, name])
+            if let order = field("order_id", event.orderID) {
+                add([name, order, field("product_id", event.productID)])
+            }
         }
         for (name, value) in [("session_id", event.sessionID), ("message_id", event.messageID),
                               ("placement_id", event.placementID), ("button_id", event.buttonID)] {

@@ -114,4 +114,14 @@ import Testing
         let rejection = try #require(Fixture.rejected(conversion.with("name", Fixture.quoted(Self.threeByte(255)))))
         #expect(rejection.message.hasPrefix(#"fields "user_id" and "name" are 2809 bytes"#))
     }
+
+    @Test("A conversion's name, order_id and product_id are bounded together for the first-of-order index")
+    func orderEntry() throws {
+        // 255 + 255 + 140 four-byte scalars are 2600 bytes, the budget; one more scalar of the product is past it.
+        let order = EventJSON.of(.conversion).with("user_id", Fixture.quoted("u1"))
+            .with("name", Fixture.quoted(Self.fourByte(255))).with("order_id", Fixture.quoted(Self.fourByte(255)))
+        #expect(Fixture.accepted(order.with("product_id", Fixture.quoted(Self.fourByte(140)))) != nil)
+        let rejection = try #require(Fixture.rejected(order.with("product_id", Fixture.quoted(Self.fourByte(141)))))
+        #expect(rejection.message.hasPrefix(#"fields "name", "order_id" and "product_id" are 2604 bytes"#))
+    }
 }

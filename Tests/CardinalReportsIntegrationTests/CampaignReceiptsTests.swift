@@ -123,7 +123,8 @@ import TestSupport
         // b: u1 and u2 shown it (u4's send is no receipt), u1 converts with 7 USD. f: u1 and u3, u1 converts.
         try scenario.beforeAndAfterFold { folded throws in
             #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
-            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0, "folded: \(folded)")
+            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0,
+                    "folded: \(folded)")
         }
     }
 
@@ -149,7 +150,8 @@ import TestSupport
         try TestDatabase.migrator(for: scenario.connection).migrate()
         try scenario.beforeAndAfterFold { folded throws in
             #expect(try Self.bannerAndFlagRows(scenario) == ["b 2 1 7", "f 2 1 7"], "folded: \(folded)")
-            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0, "folded: \(folded)")
+            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0,
+                    "folded: \(folded)")
         }
     }
 }

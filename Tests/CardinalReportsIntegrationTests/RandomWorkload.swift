@@ -212,7 +212,7 @@ struct RandomWorkload {
                 currency: value == nil ? nil : [nil, "USD", "EUR"][seconds % 7 % 3]
             )
             if value != nil && seconds % 2 == 0 {
-                conversion.orderID = "\(user ?? device ?? "")-o\(seconds % 3)"
+                conversion.orderID = "\(user ?? device ?? "")-o\(seconds / 3 % 3)"
                 conversion.productID = seconds % 5 == 0 ? "p1" : nil
             }
             return conversion

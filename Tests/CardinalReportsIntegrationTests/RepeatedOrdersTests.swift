@@ -136,6 +136,44 @@ import Testing
                 .compactMap { Decimal(string: $0.amount) } ?? []
         }
     }
+
+    @Test("An erased first's heir logged by a device merged into a user counts once, under that user")
+    func heirOfAMergedDeviceCountsOnce() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.settings("c1", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
+        ))
+        try scenario.write([
+            event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
+            purchase(at: scenario.time(10, "02:00"), user: "u1", value: 20, order: "o1"),
+        ])
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        // Device d2 sees the card and repeats o1 anonymously, then logs in as u2, new then: d2 merges into u2.
+        // It also buys something else for 5, without an order.
+        try scenario.write([
+            event(.impression, at: scenario.time(10, "00:40"), device: "d2"),
+            anonymously(purchase(at: scenario.time(10, "00:50"), user: "u2", value: 35, order: "o1")),
+            anonymously(purchase(at: scenario.time(10, "00:55"), user: "u2", value: 5, order: nil)),
+            event(.impression, at: scenario.time(10, "01:30"), user: "u2", device: "d2"),
+        ])
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        _ = try scenario.connection.query("select cardinal.erase_identity($1, 'user', 'u1')", [scenario.app.id])
+        // o1 passes to d2's 35, which u2's state holds: 35 + 5 once each, before the fold and after it.
+        try scenario.beforeAndAfterFold { (_: Bool) throws in
+            let rows = try scenario.session.campaignConversions(scenario.scope(10, 30))
+            #expect(rows.first?.revenue.compactMap { Decimal(string: $0.amount) } == [40])
+            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0)
+        }
+    }
+}
+
+/// `purchase` logged by device d2 before any login.
+private func anonymously(_ purchase: Event) -> Event {
+    var anonymous = purchase
+    anonymous.userID = nil
+    anonymous.deviceID = "d2"
+    return anonymous
 }
 
 /// A purchase of `value` USD by `user`, of an order and product when given.
