@@ -358,7 +358,11 @@ create or replace function cardinal.forget_deleted_conversion_orders(
 as $function$
 declare
     target_app constant bigint := forget_deleted_conversion_orders.app_id;
-    orphans    record;
+    -- The keys of the orders whose first went, column by column.
+    names    text[];
+    orders   text[];
+    products text[];
+    tests    boolean[];
 begin
     delete from cardinal.repeated_order_conversions as r
     where r.app_id = target_app
@@ -366,7 +370,7 @@ begin
       and (older_than is null or r.time < older_than)
       and not exists (select from cardinal.events as e
                       where e.app_id = r.app_id and e.time = r.time and e.id = r.id);
-    for orphans in
+    with orphaned as (
         delete from cardinal.conversion_orders as o
         where o.app_id = target_app
           and (user_keys is null or o.user_key = any(user_keys))
@@ -374,30 +378,35 @@ begin
           and not exists (select from cardinal.events as e
                           where e.app_id = o.app_id and e.time = o.time and e.id = o.id)
         returning o.conversion_name, o.order_id, o.product_id, o.test
-    loop
-        return query
-        with heir as (
-            delete from cardinal.repeated_order_conversions as r
-            where (r.app_id, r.time, r.id) = (
-                select c.app_id, c.time, c.id
-                from cardinal.repeated_order_conversions as c
-                join cardinal.events as e on e.app_id = c.app_id and e.time = c.time and e.id = c.id
-                where c.app_id = target_app and c.conversion_name = orphans.conversion_name
-                  and c.order_id = orphans.order_id and c.product_id = orphans.product_id
-                  and c.test = orphans.test
-                order by e.stored_xid nulls first, c.time, c.id
-                limit 1
-            )
-            returning r.*
-        )
-        insert into cardinal.conversion_orders
-            (app_id, conversion_name, order_id, product_id, test, time, id, user_key, platform, sdk_version,
-             app_version)
-        select h.app_id, h.conversion_name, h.order_id, h.product_id, h.test, h.time, h.id, h.user_key, h.platform,
-               h.sdk_version, h.app_version
-        from heir as h
-        returning user_key;
-    end loop;
+    )
+    select array_agg(conversion_name), array_agg(order_id), array_agg(product_id), array_agg(test)
+    into names, orders, products, tests
+    from orphaned;
+
+    -- A statement of its own: the heirs take the keys the one above deleted.
+    return query
+    with heirs as (
+        select distinct on (r.conversion_name, r.order_id, r.product_id, r.test) r.time, r.id
+        from unnest(names, orders, products, tests) as k(conversion_name, order_id, product_id, test)
+        join cardinal.repeated_order_conversions as r
+          on r.app_id = target_app and r.conversion_name = k.conversion_name and r.order_id = k.order_id
+         and r.product_id = k.product_id and r.test = k.test
+        join cardinal.events as e on e.app_id = r.app_id and e.time = r.time and e.id = r.id
+        order by r.conversion_name, r.order_id, r.product_id, r.test, e.stored_xid nulls first, r.time, r.id
+    ),
+    promoted as (
+        delete from cardinal.repeated_order_conversions as r
+        using heirs as h
+        where r.app_id = target_app and r.time = h.time and r.id = h.id
+        returning r.*
+    )
+    insert into cardinal.conversion_orders
+        (app_id, conversion_name, order_id, product_id, test, time, id, user_key, platform, sdk_version,
+         app_version)
+    select p.app_id, p.conversion_name, p.order_id, p.product_id, p.test, p.time, p.id, p.user_key, p.platform,
+           p.sdk_version, p.app_version
+    from promoted as p
+    returning conversion_orders.user_key;
 end
 $function$;
 alter function cardinal.forget_deleted_conversion_orders(bigint, text[], timestamptz) owner to cardinal_owner;

@@ -885,17 +885,17 @@ as $function$
     -- recorded them (conversion_orders, repeated_order_conversions): the same rows for both sources. By app,
     -- so only when neither a campaign nor a canvas is asked for.
     ordered_conversions as (
-        select t.app_name, o.platform, o.sdk_version, o.app_version, o.conversion_name, o.order_id, o.user_key,
-               o.repeat
+        select t.app_name, o.platform, o.sdk_version, o.app_version, o.conversion_name, o.order_id, o.product_id,
+               o.test, o.user_key, o.repeat
         from target as t
         cross join lateral (
-            select c.platform, c.sdk_version, c.app_version, c.conversion_name, c.order_id, c.user_key, c.test,
-                   c.time, false as repeat
+            select c.platform, c.sdk_version, c.app_version, c.conversion_name, c.order_id, c.product_id,
+                   c.user_key, c.test, c.time, false as repeat
             from cardinal.conversion_orders as c
             where c.app_id = t.app_id
             union all
-            select r.platform, r.sdk_version, r.app_version, r.conversion_name, r.order_id, r.user_key, r.test,
-                   r.time, true
+            select r.platform, r.sdk_version, r.app_version, r.conversion_name, r.order_id, r.product_id,
+                   r.user_key, r.test, r.time, true
             from cardinal.repeated_order_conversions as r
             where r.app_id = t.app_id
         ) as o
@@ -910,7 +910,8 @@ as $function$
         select o.app_name, o.platform, o.sdk_version, o.app_version,
                count(*) as conversions,
                count(*) filter (where o.repeat) as repeats,
-               count(distinct (o.conversion_name, o.order_id)) filter (where o.repeat) as orders,
+               count(distinct (o.conversion_name, o.order_id, o.product_id, o.test)) filter (where o.repeat)
+                   as orders,
                count(distinct o.user_key) filter (where o.repeat) as users,
                array_agg(distinct o.conversion_name) filter (where o.repeat) as conversion_names
         from ordered_conversions as o

@@ -302,7 +302,21 @@ begin
 
         if heirs <> '{}' then
             select * into heir_counts from cardinal.requeue_identity_state(target_app, heirs);
-            audit.requeued_events := audit.requeued_events + heir_counts.requeued_events;
+            audit.report_user_state := audit.report_user_state + heir_counts.report_user_state;
+            audit.report_session_state := audit.report_session_state + heir_counts.report_session_state;
+            audit.report_conversion_state := audit.report_conversion_state + heir_counts.report_conversion_state;
+            audit.report_daily_counts := audit.report_daily_counts + heir_counts.report_daily_counts;
+            -- Queued again, and still unfolded since they were stored, as the count above has them.
+            audit.requeued_events := audit.requeued_events + heir_counts.requeued_events
+                + (select count(*)
+                   from cardinal.events as e
+                   where e.app_id = target_app
+                     and e.user_key = any(heirs || array(
+                         select 'device:' || l.device_id
+                         from cardinal.identity_links as l
+                         where l.app_id = target_app and l.user_id = any(heirs) and l.merged))
+                     and e.stored_xid >= watermark
+                     and not exists (select from cardinal.report_folded_xids as x where x.xid = e.stored_xid));
         end if;
 
         delete from cardinal.report_groups as g

@@ -95,14 +95,14 @@ comment on column cardinal.repeated_order_conversions.app_version is 'The app ve
 comment on column cardinal.repeated_order_conversions.test is 'Whether it is a test event (events.test).';
 
 -- The conversions with an order stored before this migration, first by arrival (their storing transaction,
--- then time and id, the order a batch inserts in).
+-- none before 0021's, then time and id, the order a batch inserts in).
 insert into cardinal.conversion_orders
 select distinct on (app_id, conversion_name, order_id, coalesce(product_id, ''), test)
        app_id, conversion_name, order_id, coalesce(product_id, ''), time, id, user_key, platform, sdk_version,
        app_version, test
 from cardinal.events
 where order_id is not null
-order by app_id, conversion_name, order_id, coalesce(product_id, ''), test, stored_xid, time, id;
+order by app_id, conversion_name, order_id, coalesce(product_id, ''), test, stored_xid nulls first, time, id;
 
 insert into cardinal.repeated_order_conversions
 select e.app_id, e.time, e.id, e.conversion_name, e.order_id, coalesce(e.product_id, ''), e.user_key, e.platform,
@@ -130,3 +130,8 @@ begin
     end loop;
 end
 $migration$;
+
+comment on column cardinal.erasures.requeued_events is
+    'Remaining events of other users, which the next fold folds again to rebuild their state (queued again, or '
+    'still unfolded since they were stored): of those who shared the erased device, and of those whose repeat '
+    'of an order became its first (forget_deleted_conversion_orders).';

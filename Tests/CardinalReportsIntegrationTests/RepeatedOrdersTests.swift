@@ -80,7 +80,7 @@ import Testing
         #expect(!ofCampaign.contains { $0.kind == .repeatedConversions })
     }
 
-    @Test("A duplicate of a stored event is not a repeat, and erasing a user takes its orders' records")
+    @Test("A duplicate of a stored event is not a repeat, a test order is apart, and erasure takes the records")
     func duplicatesAndErasure() throws {
         let scenario = try ReportScenario()
         defer { scenario.drop() }
@@ -89,8 +89,13 @@ import Testing
         // The same event again (the SDK's retry of a batch): skipped by its id, so no repeat.
         #expect(try scenario.write([first]) == [false])
         #expect(try records() == "1 0")
+        // A test purchase of the same order is an order of its own.
+        var test = purchase(at: scenario.time(10, "02:00"), user: "u1", value: 20, order: "o1")
+        test.test = true
+        try scenario.write([test])
+        #expect(try records() == "2 0")
         try scenario.write([purchase(at: scenario.time(10, "02:01"), user: "u1", value: 20, order: "o1")])
-        #expect(try records() == "1 1")
+        #expect(try records() == "2 1")
         _ = try scenario.connection.query("select cardinal.erase_identity($1, 'user', 'u1')", [scenario.app.id])
         #expect(try records() == "0 0")
 
@@ -163,6 +168,31 @@ import Testing
         try scenario.beforeAndAfterFold { (_: Bool) throws in
             let rows = try scenario.session.campaignConversions(scenario.scope(10, 30))
             #expect(rows.first?.revenue.compactMap { Decimal(string: $0.amount) } == [40])
+            #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0)
+        }
+    }
+
+    @Test("When retention drops an order's first, its repeat stored next becomes the first and counts")
+    func retentionPassesAnOrderToItsRepeat() throws {
+        let scenario = try ReportScenario()
+        defer { scenario.drop() }
+        try scenario.settings("c1", CampaignSettingsUpdate(
+            conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
+        ))
+        // o1 first logged 140 days ago, in a month a 60-day retention drops; u2 repeats it on day 10.
+        try scenario.write([purchase(at: scenario.time(-80, "02:00"), user: "u1", value: 20, order: "o1")])
+        try scenario.write([
+            event(.impression, at: scenario.time(10, "01:00"), user: "u2"),
+            purchase(at: scenario.time(10, "02:00"), user: "u2", value: 35, order: "o1"),
+        ])
+        _ = try ReportStateStore(connection: scenario.connection).fold()
+        #expect(try scenario.session.campaignConversions(scenario.scope(10, 30)).first?.revenue.isEmpty == true)
+        let dropped = try scenario.connection.query(
+            "select * from cardinal.drop_expired_event_partitions(interval '60 days')")
+        #expect(!dropped.isEmpty)
+        try scenario.beforeAndAfterFold { (_: Bool) throws in
+            let rows = try scenario.session.campaignConversions(scenario.scope(10, 30))
+            #expect(rows.first?.revenue.compactMap { Decimal(string: $0.amount) } == [35])
             #expect(try scenario.differencesFromReference("campaign_conversions", from: 10, to: 30) == 0)
         }
     }
