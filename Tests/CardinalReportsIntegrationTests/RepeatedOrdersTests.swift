@@ -10,10 +10,7 @@ import Testing
     /// each see a card on day 10. Times are UTC before 15:00, so each lies on the Tokyo report day of the same
     /// number. Two batches: the first is folded, the second stays pending.
     private static func scenario() throws -> ReportScenario {
-        let scenario = try ReportScenario()
-        try scenario.settings("c1", CampaignSettingsUpdate(
-            conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
-        ))
+        let scenario = try purchaseCampaign()
         try scenario.write([
             event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
             event(.impression, at: scenario.time(10, "01:00"), user: "u2"),
@@ -36,6 +33,20 @@ import Testing
             // A purchase without an order always counts.
             purchase(at: scenario.time(11, "04:00"), user: "u1", value: 1, order: nil),
         ])
+        return scenario
+    }
+
+    /// A scenario whose campaign c1 has purchase as its conversion event and a 3-day window.
+    private static func purchaseCampaign() throws -> ReportScenario {
+        let scenario = try ReportScenario()
+        do {
+            try scenario.settings("c1", CampaignSettingsUpdate(
+                conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
+            ))
+        } catch {
+            scenario.drop()
+            throw error
+        }
         return scenario
     }
 
@@ -112,11 +123,8 @@ import Testing
 
     @Test("An order whose first conversion is erased passes to its repeat stored next, whose value then counts")
     func erasedFirstPassesToTheNextRepeat() throws {
-        let scenario = try ReportScenario()
+        let scenario = try Self.purchaseCampaign()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(
-            conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
-        ))
         try scenario.write([
             event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
             event(.impression, at: scenario.time(10, "01:00"), user: "u2"),
@@ -144,11 +152,8 @@ import Testing
 
     @Test("An erased first's heir logged by a device merged into a user counts once, under that user")
     func heirOfAMergedDeviceCountsOnce() throws {
-        let scenario = try ReportScenario()
+        let scenario = try Self.purchaseCampaign()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(
-            conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
-        ))
         try scenario.write([
             event(.impression, at: scenario.time(10, "01:00"), user: "u1"),
             purchase(at: scenario.time(10, "02:00"), user: "u1", value: 20, order: "o1"),
@@ -174,11 +179,8 @@ import Testing
 
     @Test("When retention drops an order's first, its repeat stored next becomes the first and counts")
     func retentionPassesAnOrderToItsRepeat() throws {
-        let scenario = try ReportScenario()
+        let scenario = try Self.purchaseCampaign()
         defer { scenario.drop() }
-        try scenario.settings("c1", CampaignSettingsUpdate(
-            conversionEvent: .set("purchase"), conversionWindow: .set(try ConversionWindow(parsing: "3d"))
-        ))
         // o1 first logged 140 days ago, in a month a 60-day retention drops; u2 repeats it on day 10.
         try scenario.write([purchase(at: scenario.time(-80, "02:00"), user: "u1", value: 20, order: "o1")])
         try scenario.write([
