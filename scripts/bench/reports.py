@@ -136,18 +136,31 @@ def state_sizes(url):
 
 
 def build_state(bin_dir, url):
-    """Builds the report state of a fresh seed with the rebuild command and times it; None when it exists."""
-    if psql(url, "select exists (select from cardinal.report_user_state) "
-                 "and (select events = 0 from cardinal.report_state_backlog())") == "t":
+    """Builds the report state of a fresh seed with the rebuild command and times it; None when it exists.
+    A rebuild that was stopped part way (its folded parts are committed) is finished by folding the rest,
+    untimed: at 50 M a rebuild takes hours, more than one sitting may have."""
+    built, backlog = psql(url, "select exists (select from cardinal.report_user_state), "
+                               "(select events from cardinal.report_state_backlog())").split("|")
+    if built == "t" and backlog == "0":
         log("report state already built")
+        return None
+    if built == "t":
+        log(f"finishing a report state rebuilt in part: cardinal state fold of {int(backlog):,} events")
+        sh(f"{bin_dir}/cardinal", "state", "fold", "--database-url", url)
+        vacuum_state(url)
         return None
     log("building the report state: cardinal state rebuild")
     seconds, _ = timed([f"{bin_dir}/cardinal", "state", "rebuild", "--database-url", url, "--app", APP])
+    vacuum_state(url)
+    log(f"report state built in {seconds:.0f} s")
+    return seconds
+
+
+def vacuum_state(url):
+    """Vacuums and analyzes the state tables the reports read, as a fold in production leaves them."""
     psql(url, "vacuum (analyze) cardinal.report_groups, cardinal.report_user_state, cardinal.report_daily_counts, "
               "cardinal.report_session_state, cardinal.report_conversion_state, cardinal.report_fold_queue, "
               "cardinal.report_rows, cardinal.report_row_user_days, cardinal.report_row_day_users")
-    log(f"report state built in {seconds:.0f} s")
-    return seconds
 
 
 def fold_seconds(url, to_date):
